@@ -1,0 +1,47 @@
+import { resolve } from 'node:path';
+import { resolveSettings } from '../../core/batch-settings.js';
+import { DEFAULT_CONFIG, loadConfig } from '../../core/config.js';
+import type { Config } from '../../core/config.js';
+import { badInput } from '../../core/errors.js';
+import { loadPlan, planDigest } from '../../core/plan.js';
+import { computeWaves } from '../../core/waves.js';
+import { findRepo } from '../../store/state-dir.js';
+import { parseCommand } from '../args.js';
+import { bold, dim } from '../style.js';
+import type { CommandContext } from '../context.js';
+
+export const planCheckUsage = 'lanes plan check <plan>';
+
+/** `lanes plan check <plan>`: validate, then print the waves. Writes nothing. */
+export async function planCheck(ctx: CommandContext, argv: string[]): Promise<number> {
+  const { positionals } = parseCommand('plan check', argv, {}, 1);
+  const file = positionals[0];
+  if (!file) throw badInput('usage', `usage: ${planCheckUsage}`);
+  const plan = loadPlan(resolve(ctx.cwd, file));
+  const config = await configNear(ctx.cwd);
+  const settings = resolveSettings(plan, config);
+  const waves = computeWaves(plan.children, settings.maxParallel);
+  const out: string[] = [];
+  out.push(
+    `${bold(`plan ${plan.batch}`)}: ${plan.children.length} children in ${waves.length} waves, ` +
+      `max_parallel ${settings.maxParallel}, budget ${settings.budget.max_children} children / ` +
+      `${settings.budget.qa_failure_limit} QA failures`,
+  );
+  out.push(dim(`base ${plan.base}, digest ${planDigest(plan)}`));
+  waves.forEach((wave, i) => {
+    out.push(`wave ${i + 1}: ${wave.map((c) => `${c.id} (${settings.executors[c.id]})`).join(', ')}`);
+  });
+  ctx.stdout(`${out.join('\n')}\n`);
+  return 0;
+}
+
+/** The config of the repository around `cwd`, or the defaults outside one. */
+async function configNear(cwd: string): Promise<Config> {
+  try {
+    const repo = await findRepo(cwd);
+    return loadConfig(repo.root);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'not_a_repository') return DEFAULT_CONFIG;
+    throw error;
+  }
+}

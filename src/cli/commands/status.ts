@@ -1,0 +1,59 @@
+import { badInput } from '../../core/errors.js';
+import type { BatchRecord } from '../../core/record.js';
+import { INTEGRATED_STATES } from '../../core/record.js';
+import type { Report } from '../../core/report.js';
+import { BatchStore } from '../../store/batch-store.js';
+import { findRepo } from '../../store/state-dir.js';
+import { batchIdArg, parseCommand } from '../args.js';
+import type { CommandContext } from '../context.js';
+import { bold, colorState, dim } from '../style.js';
+
+/**
+ * `lanes status [<batch>] [--json]`. Without a batch: the only batch there is, or a
+ * one-line-per-batch list when there are several. Read-only.
+ */
+export async function status(ctx: CommandContext, argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand('status', argv, { json: { type: 'boolean' } }, 1);
+  const requested = batchIdArg('status', positionals[0]);
+  const repo = await findRepo(ctx.cwd);
+  const store = new BatchStore(repo.stateDir);
+  const ids = requested ? [requested] : store.list();
+
+  if (requested && store.read(requested) === null)
+    throw badInput('state_missing', `no batch named "${requested}"`);
+  if (ids.length === 1) {
+    const id = ids[0] as string;
+    const record = store.read(id) as BatchRecord;
+    const report = store.readReport(id);
+    if (values.json) ctx.stdout(`${JSON.stringify({ record, report })}\n`);
+    else ctx.stdout(describeBatch(record, report));
+    return 0;
+  }
+  const all = ids.map((id) => ({ record: store.read(id) as BatchRecord, report: store.readReport(id) }));
+  if (values.json) ctx.stdout(`${JSON.stringify({ batches: all })}\n`);
+  else if (all.length === 0) ctx.stdout('no batches in this repository\n');
+  else ctx.stdout(all.map(({ record }) => summaryLine(record)).join('\n') + '\n');
+  return 0;
+}
+
+function summaryLine(record: BatchRecord): string {
+  const done = record.children.filter((c) => INTEGRATED_STATES.has(c.state)).length;
+  return `${bold(record.batch_id)}  ${colorState(record.batch_state)}  ${done}/${record.children.length} integrated  ${dim(`updated ${record.updated_at}`)}`;
+}
+
+function describeBatch(record: BatchRecord, report: Report | null): string {
+  const lines = [summaryLine(record), dim(`branch ${record.branch} from ${record.base_head.slice(0, 12)}`)];
+  const width = Math.max(...record.children.map((c) => c.task_id.length));
+  for (const child of record.children) {
+    const extra = [
+      child.commit ? `commit ${child.commit.slice(0, 12)}` : null,
+      child.qa_failures ? `QA failures ${child.qa_failures}` : null,
+      child.reason ? `reason: ${child.reason}` : null,
+    ].filter(Boolean);
+    lines.push(
+      `  ${child.task_id.padEnd(width)}  ${colorState(child.state)}${extra.length ? `  ${extra.join(', ')}` : ''}`,
+    );
+  }
+  if (report) lines.push(`next: ${report.next_action}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,89 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { badInput, ExitCode } from '../core/errors.js';
+import { planCheck } from './commands/plan-check.js';
+import { status } from './commands/status.js';
+import type { CommandContext } from './context.js';
+
+// The `lanes` command: global options, then one sub-command. Exit codes per SPEC §9.
+
+const HELP = `lanes — run a plan of coding tasks in parallel git worktrees
+
+usage: lanes [-C <dir>] <command> [options]
+
+  plan check <plan>            validate a plan and print its waves
+  status [<batch>] [--json]    show a batch record and its last report
+  start <plan> ...             confirm and run a batch            (not in this version yet)
+  resume [<batch>] ...         resume a stopped batch             (not in this version yet)
+  tick <batch> ...             run one core tick                  (not in this version yet)
+  log [<batch>] ...            show the journal                   (not in this version yet)
+  wait <batch> --until <s>     block until a batch state          (not in this version yet)
+  demo [--dir <dir>]           run the demo batch                 (not in this version yet)
+
+  -C <dir>       run as if lanes was started in <dir>
+  -h, --help     this help
+  -V, --version  the version
+
+exit codes: 0 done, 2 bad input (nothing written), 3 stopped for a human, 4 failed, 1 unexpected error
+`;
+
+const LATER = new Set(['start', 'resume', 'tick', 'log', 'wait', 'demo']);
+
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    dir = dirname(dir);
+  }
+  return 'unknown';
+}
+
+/** Where relative paths start: INIT_CWD when run through `npm run lanes`, else the cwd. */
+function startDir(): string {
+  if (process.env.npm_lifecycle_event === 'lanes' && process.env.INIT_CWD) return process.env.INIT_CWD;
+  return process.cwd();
+}
+
+export async function run(
+  argv: string[],
+  ctx: Omit<CommandContext, 'cwd'>,
+  cwd = startDir(),
+): Promise<number> {
+  let dir = cwd;
+  const args = [...argv];
+  while (args[0] === '-C') {
+    const target = args[1];
+    if (target === undefined) throw badInput('usage', '-C needs a directory');
+    dir = resolve(dir, target);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw badInput('usage', `-C ${target}: no such directory`);
+    args.splice(0, 2);
+  }
+  const [command, ...rest] = args;
+  const context: CommandContext = { ...ctx, cwd: dir };
+  switch (command) {
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      ctx.stdout(HELP);
+      return command === undefined ? ExitCode.badInput : ExitCode.ok;
+    case '-V':
+    case '--version':
+      ctx.stdout(`${packageVersion()}\n`);
+      return ExitCode.ok;
+    case 'plan':
+      if (rest[0] !== 'check') throw badInput('usage', `usage: lanes plan check <plan>`);
+      return planCheck(context, rest.slice(1));
+    case 'status':
+      return status(context, rest);
+    default:
+      if (LATER.has(command)) {
+        ctx.stderr(`lanes ${command}: not in this version yet (see README.md)\n`);
+        return ExitCode.unexpected;
+      }
+      throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
+  }
+}

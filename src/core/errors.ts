@@ -1,0 +1,47 @@
+// Typed errors. Every error lanes raises on purpose carries a stable `code` (the reason
+// strings of SPEC.md where one exists) and the exit code the CLI ends with.
+
+/** Exit codes of SPEC §9. */
+export const ExitCode = {
+  ok: 0,
+  unexpected: 1,
+  badInput: 2,
+  needsHuman: 3,
+  failed: 4,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export type ErrorCode =
+  | 'usage'
+  | 'plan_invalid'
+  | 'config_invalid'
+  | 'state_invalid'
+  | 'state_symlink'
+  | 'state_missing'
+  | 'report_immutable'
+  | 'lock_held'
+  | 'not_a_repository'
+  | 'git_failed'
+  | 'git_too_old'
+  | 'not_implemented';
+
+export class LanesError extends Error {
+  override readonly name: string = 'LanesError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly exitCode: ExitCode = ExitCode.badInput,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Bad input of any kind: exit 2, the message names what is wrong. */
+export function badInput(code: ErrorCode, message: string): LanesError {
+  return new LanesError(code, message, ExitCode.badInput);
+}
+
+export function isLanesError(value: unknown): value is LanesError {
+  return value instanceof LanesError;
+}

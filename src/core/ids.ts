@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** Batch and child ids (SPEC §1): safe as a path segment and a branch component. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export const idSchema = z
+  .string()
+  .regex(ID_PATTERN, { message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })
+  // "." and ".." segments are allowed by the pattern's tail but "a..b" would make a bad ref.
+  .refine((id) => !id.includes('..') && !id.endsWith('.lock') && !id.endsWith('.'), {
+    message: 'must not contain "..", nor end in "." or ".lock" (it names a git branch)',
+  });
+
+export function batchBranch(batchId: string): string {
+  return `batch/${batchId}`;
+}
+
+export function laneBranch(batchId: string, childId: string): string {
+  return `lane/${batchId}/${childId}`;
+}

@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { canonicalJson, sha256Hex } from './canonical-json.js';
+import { badInput, LanesError } from './errors.js';
+import { idSchema } from './ids.js';
+import { formatIssues } from './issues.js';
+import { normalizeScopeEntry, scopeEntryProblem } from './scope.js';
+
+// The plan (SPEC §2.1): parsed with zod, then checked for the rules a schema cannot say
+// (references, cycles). Every problem is reported, one line each, naming the field.
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 600_000;
+export const DEFAULT_QA_FAILURE_LIMIT = 3;
+export const DEFAULT_MAX_PARALLEL = 2;
+
+const noNul = (s: string) => !s.includes('\0');
+const positiveInt = z
+  .number()
+  .int({ message: 'must be a whole number' })
+  .positive({ message: 'must be > 0' });
+
+const argvSchema = z
+  .array(z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
+  .min(1, { message: 'argv must not be empty' })
+  .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' });
+
+const commandSchema = z.union([
+  z.string().trim().min(1, { message: 'command must not be empty' }).refine(noNul, {
+    message: 'must not contain a NUL byte',
+  }),
+  argvSchema,
+]);
+
+const checkSchema = z.strictObject({
+  id: idSchema,
+  run: commandSchema,
+  timeout_ms: positiveInt.default(DEFAULT_CHECK_TIMEOUT_MS),
+});
+
+const scopeEntrySchema = z
+  .string()
+  .superRefine((entry, ctx) => {
+    const problem = scopeEntryProblem(entry);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform(normalizeScopeEntry);
+
+const childSchema = z.strictObject({
+  id: idSchema,
+  goal: z.string().trim().min(1, { message: 'must not be empty' }),
+  blocked_by: z.array(idSchema).default([]),
+  scope: z.array(scopeEntrySchema).min(1),
+  acceptance: z.array(checkSchema).min(1),
+  executor: idSchema.optional(),
+  run: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
+  prompt: z.string().optional(),
+  review: z.literal('human').optional(),
+});
+
+const planSchema = z.strictObject({
+  batch: idSchema,
+  base: z.string().trim().min(1).refine(noNul).default('HEAD'),
+  max_parallel: positiveInt.optional(),
+  budget: z
+    .strictObject({ max_children: positiveInt.optional(), qa_failure_limit: positiveInt.optional() })
+    .default({}),
+  executor: idSchema.optional(),
+  children: z.array(childSchema).min(1),
+});
+
+export type Plan = z.output<typeof planSchema>;
+export type PlanChild = Plan['children'][number];
+export type AcceptanceCheck = PlanChild['acceptance'][number];
+
+/** Parses plan text; `source` names the file in messages and picks JSON or YAML. */
+export function parsePlanText(text: string, source: string): Plan {
+  const raw = decodePlan(text, source);
+  const parsed = planSchema.safeParse(raw);
+  if (!parsed.success) throw planError(source, formatIssues(parsed.error));
+  const problems = [...referenceProblems(parsed.data), ...cycleProblems(parsed.data)];
+  if (problems.length > 0) throw planError(source, problems);
+  return parsed.data;
+}
+
+export function loadPlan(path: string): Plan {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
+    throw badInput('plan_invalid', `plan ${path}: cannot read it (${why})`);
+  }
+  return parsePlanText(text, path);
+}
+
+function planError(source: string, problems: string[]): LanesError {
+  const lines = problems.map((p) => `  ${p}`).join('\n');
+  return badInput('plan_invalid', `plan ${source} is invalid:\n${lines}`);
+}
+
+function decodePlan(text: string, source: string): unknown {
+  const ext = extname(source).toLowerCase();
+  if (text.trim() === '') throw planError(source, ['the file is empty']);
+  if (ext === '.json') {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw planError(source, [`not valid JSON: ${(error as Error).message}`]);
+    }
+  }
+  if (ext === '.yaml' || ext === '.yml') {
+    const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+    if (doc.errors.length > 0) {
+      throw planError(
+        source,
+        doc.errors.map((e) => `not valid YAML: ${e.message.split('\n')[0] ?? e.message}`),
+      );
+    }
+    return doc.toJS({ maxAliasCount: 100 });
+  }
+  throw badInput('plan_invalid', `plan ${source}: unknown file type "${ext}" (use .json, .yaml or .yml)`);
+}
+
+function referenceProblems(plan: Plan): string[] {
+  const problems: string[] = [];
+  const firstIndex = new Map<string, number>();
+  plan.children.forEach((child, i) => {
+    const seen = firstIndex.get(child.id);
+    if (seen !== undefined)
+      problems.push(`children[${i}].id: duplicate child id "${child.id}" (also children[${seen}])`);
+    else firstIndex.set(child.id, i);
+  });
+  plan.children.forEach((child, i) => {
+    const deps = new Set<string>();
+    child.blocked_by.forEach((dep, j) => {
+      const at = `children[${i}].blocked_by`;
+      if (dep === child.id) problems.push(`${at}: child "${child.id}" cannot be blocked by itself`);
+      else if (!firstIndex.has(dep)) problems.push(`${at}: unknown child "${dep}" (in child "${child.id}")`);
+      else if (deps.has(dep)) problems.push(`${at}[${j}]: "${dep}" is listed twice`);
+      deps.add(dep);
+    });
+    const checkIds = new Set<string>();
+    child.acceptance.forEach((check, j) => {
+      if (checkIds.has(check.id))
+        problems.push(
+          `children[${i}].acceptance[${j}].id: duplicate check id "${check.id}" in child "${child.id}"`,
+        );
+      checkIds.add(check.id);
+    });
+  });
+  return problems;
+}
+
+/** Finds one dependency cycle (if any) and names it: `dependency cycle: T1 -> T3 -> T1`. */
+function cycleProblems(plan: Plan): string[] {
+  const deps = new Map(plan.children.map((c) => [c.id, c.blocked_by.filter((d) => d !== c.id)]));
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | null => {
+    state.set(id, 'visiting');
+    stack.push(id);
+    for (const dep of deps.get(id) ?? []) {
+      if (!deps.has(dep)) continue;
+      const s = state.get(dep);
+      if (s === 'visiting') return [...stack.slice(stack.indexOf(dep)), dep];
+      if (s === undefined) {
+        const found = visit(dep);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, 'done');
+    return null;
+  };
+  for (const child of plan.children) {
+    if (state.has(child.id)) continue;
+    const cycle = visit(child.id);
+    // The walk follows blocked_by edges; print the cycle in "runs before" order.
+    if (cycle) return [`dependency cycle: ${cycle.reverse().join(' -> ')}`];
+  }
+  return [];
+}
+
+/** sha256 of the canonical JSON of the children's contract fields, in plan order. */
+export function planDigest(plan: Plan): string {
+  const children = plan.children.map((c) => ({
+    id: c.id,
+    goal: c.goal,
+    blocked_by: c.blocked_by,
+    scope: c.scope,
+    acceptance: c.acceptance.map((a) => ({ id: a.id, run: a.run, timeout_ms: a.timeout_ms })),
+  }));
+  return sha256Hex(canonicalJson(children));
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { ID_PATTERN } from './ids.js';
+
+// The batch record (SPEC §3): its shape as a zod schema, and the invariants a schema
+// cannot say, checked by checkRecordInvariants. The store runs both on every read and
+// every write.
+
+export const RECORD_CONTRACT = 'lanes/batch/v1';
+
+export const BATCH_STATES = [
+  'prepared',
+  'running',
+  'needs_human',
+  'completed',
+  'budget_stopped',
+  'failed',
+  'rejected',
+] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+export const TERMINAL_BATCH_STATES: ReadonlySet<BatchState> = new Set([
+  'completed',
+  'budget_stopped',
+  'failed',
+  'rejected',
+]);
+
+export const CHILD_STATES = [
+  'pending',
+  'lane_admitted',
+  'enrolled',
+  'settled',
+  'lane_committed',
+  'integrated',
+  'released',
+  'needs_human',
+  'skipped_blocked',
+] as const;
+export type ChildState = (typeof CHILD_STATES)[number];
+
+/** Children holding a lane whose work is not integrated yet. */
+export const IN_FLIGHT_STATES: ReadonlySet<ChildState> = new Set([
+  'lane_admitted',
+  'enrolled',
+  'settled',
+  'lane_committed',
+]);
+export const INTEGRATED_STATES: ReadonlySet<ChildState> = new Set(['integrated', 'released']);
+
+const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { message: 'must be a full commit id' });
+const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' });
+const id = z.string().regex(ID_PATTERN, { message: 'must be a valid id' });
+
+export const laneBindingSchema = z.strictObject({
+  path: z.string().min(1),
+  branch: z.string().min(1),
+  base_head: sha,
+  lane_commit: sha.nullable(),
+  run_id: z.string().min(1).nullable(),
+});
+export type LaneBinding = z.output<typeof laneBindingSchema>;
+
+export const childRecordSchema = z.strictObject({
+  task_id: id,
+  blocked_by: z.array(id),
+  state: z.enum(CHILD_STATES),
+  reason: z.string().min(1).nullable(),
+  commit: sha.nullable(),
+  lane: laneBindingSchema.nullable(),
+  qa_failures: z.number().int().nonnegative(),
+});
+export type ChildRecord = z.output<typeof childRecordSchema>;
+
+export const batchRecordSchema = z.strictObject({
+  contract: z.literal(RECORD_CONTRACT),
+  batch_id: id,
+  plan_digest: z.string().regex(/^[0-9a-f]{64}$/, { message: 'must be a sha256 hex digest' }),
+  base_head: sha,
+  branch: z.string().min(1),
+  confirmation_time: timestamp,
+  budget: z.strictObject({
+    max_children: z.number().int().positive(),
+    qa_failure_limit: z.number().int().positive(),
+  }),
+  max_parallel: z.number().int().positive(),
+  batch_state: z.enum(BATCH_STATES),
+  children: z.array(childRecordSchema).min(1),
+  commits: z.array(sha),
+  adopted_heads: z.array(z.strictObject({ from: sha, to: sha })),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type BatchRecord = z.output<typeof batchRecordSchema>;
+
+/** Every invariant the record breaks, one line each (empty when it is sound). */
+export function checkRecordInvariants(record: BatchRecord): string[] {
+  const problems: string[] = [];
+  if (record.branch !== `batch/${record.batch_id}`)
+    problems.push(`branch: must be "batch/${record.batch_id}", got "${record.branch}"`);
+  if (Date.parse(record.updated_at) < Date.parse(record.created_at))
+    problems.push('updated_at: is earlier than created_at');
+
+  const byId = new Map<string, ChildRecord>();
+  record.children.forEach((child, i) => {
+    if (byId.has(child.task_id)) problems.push(`children[${i}]: duplicate child "${child.task_id}"`);
+    byId.set(child.task_id, child);
+  });
+
+  record.children.forEach((child, i) => {
+    const at = `children[${i}] (${child.task_id})`;
+    for (const line of childProblems(record, child, byId)) problems.push(`${at}: ${line}`);
+  });
+
+  const childCommits = record.children.flatMap((c) => (c.commit ? [c.commit] : []));
+  if (new Set(record.commits).size !== record.commits.length) problems.push('commits: lists a commit twice');
+  for (const commit of record.commits)
+    if (!childCommits.includes(commit)) problems.push(`commits: ${commit} belongs to no integrated child`);
+  if (new Set(childCommits).size !== childCommits.length)
+    problems.push('children: two children name the same integration commit');
+
+  const left = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked').length;
+  if (left > record.budget.max_children)
+    problems.push(`budget: ${left} children started, more than max_children ${record.budget.max_children}`);
+
+  const state = record.batch_state;
+  if (state === 'prepared' && record.children.some((c) => c.state !== 'pending'))
+    problems.push('batch_state: a prepared batch has every child pending');
+  if (state === 'prepared' && record.commits.length > 0)
+    problems.push('batch_state: a prepared batch has no commits');
+  if (state === 'completed' && record.children.some((c) => !INTEGRATED_STATES.has(c.state)))
+    problems.push('batch_state: completed, but a child is not integrated');
+  if (
+    (state === 'failed' || state === 'budget_stopped' || state === 'rejected') &&
+    record.children.some((c) => IN_FLIGHT_STATES.has(c.state))
+  )
+    problems.push(`batch_state: ${state}, but a child is still in flight`);
+  return problems;
+}
+
+function childProblems(record: BatchRecord, child: ChildRecord, byId: Map<string, ChildRecord>): string[] {
+  const out: string[] = [];
+  const { state, lane } = child;
+  const integrated = INTEGRATED_STATES.has(state);
+
+  for (const dep of child.blocked_by) {
+    if (dep === child.task_id) out.push('blocked_by: names the child itself');
+    else if (!byId.has(dep)) out.push(`blocked_by: unknown child "${dep}"`);
+  }
+  if (new Set(child.blocked_by).size !== child.blocked_by.length) out.push('blocked_by: lists a child twice');
+
+  if ((state === 'pending' || state === 'skipped_blocked') && lane !== null)
+    out.push(`${state} but holds a lane`);
+  if ((IN_FLIGHT_STATES.has(state) || integrated) && lane === null) out.push(`${state} without a lane`);
+  if (lane !== null) {
+    const branch = `lane/${record.batch_id}/${child.task_id}`;
+    if (lane.branch !== branch) out.push(`lane.branch: must be "${branch}", got "${lane.branch}"`);
+    if (!lane.path.startsWith('/')) out.push('lane.path: must be absolute');
+  }
+  if (
+    (state === 'enrolled' || state === 'settled' || state === 'lane_committed' || integrated) &&
+    !lane?.run_id
+  )
+    out.push(`${state} without a run_id`);
+  if ((state === 'lane_admitted' || state === 'enrolled' || state === 'settled') && lane?.lane_commit)
+    out.push(`${state} but lane.lane_commit is set`);
+  if ((state === 'lane_committed' || integrated) && !lane?.lane_commit)
+    out.push(`${state} without a lane commit`);
+
+  if (integrated && child.commit === null) out.push(`${state} without a commit`);
+  if (!integrated && child.commit !== null) out.push(`has a commit but is ${state}`);
+  if (child.commit !== null && !record.commits.includes(child.commit))
+    out.push('commit: missing from commits');
+
+  const parked = state === 'needs_human' || state === 'skipped_blocked';
+  if (parked && child.reason === null) out.push(`${state} without a reason`);
+  if (!parked && child.reason !== null) out.push(`${state} but carries a reason`);
+
+  if (child.qa_failures > record.budget.qa_failure_limit)
+    out.push(`qa_failures: ${child.qa_failures} is past the limit ${record.budget.qa_failure_limit}`);
+
+  const deps = child.blocked_by.map((d) => byId.get(d)).filter((d): d is ChildRecord => d !== undefined);
+  if (lane !== null && deps.some((d) => !INTEGRATED_STATES.has(d.state)))
+    out.push(`holds a lane, but a dependency is not integrated`);
+  if (
+    state === 'skipped_blocked' &&
+    !deps.some((d) => d.state === 'needs_human' || d.state === 'skipped_blocked')
+  )
+    out.push('skipped_blocked, but no dependency is parked');
+  return out;
+}

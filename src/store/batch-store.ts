@@ -1,0 +1,123 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { LanesError } from '../core/errors.js';
+import { formatIssues } from '../core/issues.js';
+import { batchRecordSchema, checkRecordInvariants } from '../core/record.js';
+import type { BatchRecord } from '../core/record.js';
+import { isTerminal, reportSchema } from '../core/report.js';
+import type { Report } from '../core/report.js';
+import { ID_PATTERN } from '../core/ids.js';
+import { batchPaths } from './state-dir.js';
+import { assertNoSymlink, readStateFile, writeStateFileAtomic } from './safe-fs.js';
+
+// Batch records and reports on disk. A record is validated (shape and every invariant)
+// on each read and before each write; an invalid file on disk is never overwritten.
+
+function invalid(path: string, problems: string[]): LanesError {
+  return new LanesError(
+    'state_invalid',
+    `state record ${path} is invalid:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    2,
+  );
+}
+
+/** Parses and checks record text; `expectedId` is the batch id the file name gives. */
+export function parseRecordText(text: string, path: string, expectedId?: string): BatchRecord {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw invalid(path, [`not valid JSON: ${(error as Error).message}`]);
+  }
+  const parsed = batchRecordSchema.safeParse(raw);
+  if (!parsed.success) throw invalid(path, formatIssues(parsed.error));
+  const problems = checkRecordInvariants(parsed.data);
+  if (expectedId !== undefined && parsed.data.batch_id !== expectedId)
+    problems.unshift(`batch_id: "${parsed.data.batch_id}" does not match the file name ("${expectedId}")`);
+  if (problems.length) throw invalid(path, problems);
+  return parsed.data;
+}
+
+export function recordBytes(record: BatchRecord): string {
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+export class BatchStore {
+  constructor(readonly stateDir: string) {}
+
+  paths(batchId: string) {
+    return batchPaths(this.stateDir, batchId);
+  }
+
+  /** The record, or null when the batch has none. Throws state_invalid for a bad file. */
+  read(batchId: string): BatchRecord | null {
+    const path = this.paths(batchId).record;
+    const text = readStateFile(this.stateDir, path);
+    return text === null ? null : parseRecordText(text, path, batchId);
+  }
+
+  /** Validates, then writes atomically. Refuses to replace a file that does not validate. */
+  write(record: BatchRecord): void {
+    const path = this.paths(record.batch_id).record;
+    const problems = checkRecordInvariants(batchRecordSchema.parse(record));
+    if (problems.length) throw invalid(`${path} (refused write)`, problems);
+    const existing = readStateFile(this.stateDir, path);
+    if (existing !== null) parseRecordText(existing, path, record.batch_id);
+    writeStateFileAtomic(this.stateDir, path, recordBytes(record));
+  }
+
+  /** Batch ids that have a record file, sorted. */
+  list(): string[] {
+    const dir = join(this.stateDir, 'batches');
+    assertNoSymlink(this.stateDir, dir);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return names
+      .filter((n) => n.endsWith('.json') && !n.endsWith('.report.json'))
+      .map((n) => n.slice(0, -'.json'.length))
+      .filter((id) => ID_PATTERN.test(id))
+      .sort();
+  }
+
+  readReport(batchId: string): Report | null {
+    const path = this.paths(batchId).report;
+    const text = readStateFile(this.stateDir, path);
+    if (text === null) return null;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new LanesError(
+        'state_invalid',
+        `report ${path} is not valid JSON: ${(error as Error).message}`,
+        2,
+      );
+    }
+    const parsed = reportSchema.safeParse(raw);
+    if (!parsed.success)
+      throw new LanesError(
+        'state_invalid',
+        `report ${path} is invalid:\n  ${formatIssues(parsed.error).join('\n  ')}`,
+        2,
+      );
+    return parsed.data;
+  }
+
+  /** Writes the last stop report; a terminal report already on disk is never replaced. */
+  writeReport(report: Report): void {
+    const path = this.paths(report.batch_id).report;
+    const existing = this.readReport(report.batch_id);
+    if (existing && isTerminal(existing.batch_state))
+      throw new LanesError(
+        'report_immutable',
+        `report ${path} is terminal (${existing.batch_state}) and is never overwritten`,
+        2,
+      );
+    writeStateFileAtomic(this.stateDir, path, `${JSON.stringify(reportSchema.parse(report), null, 2)}\n`);
+  }
+}

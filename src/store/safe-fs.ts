@@ -1,0 +1,100 @@
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { constants } from 'node:fs';
+import { dirname, relative, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { LanesError } from '../core/errors.js';
+import { crashPoint } from '../core/crash.js';
+
+// File primitives for the state directory: nothing under it is ever reached through a
+// symbolic link, and every write is temp file + fsync + rename, so a reader sees the old
+// bytes or the new ones, never a torn file.
+
+function symlinkError(path: string): LanesError {
+  return new LanesError(
+    'state_symlink',
+    `refusing to follow a symbolic link in the state directory: ${path}`,
+    2,
+  );
+}
+
+/** Throws when any component of `path` below `stateDir` (or stateDir itself) is a symlink. */
+export function assertNoSymlink(stateDir: string, path: string): void {
+  const rel = relative(stateDir, path);
+  if (rel.startsWith('..'))
+    throw new LanesError('state_invalid', `${path} is outside the state directory`, 2);
+  let current = stateDir;
+  const parts = rel === '' ? [] : rel.split(sep);
+  for (const part of [null, ...parts]) {
+    if (part !== null) current = `${current}${sep}${part}`;
+    try {
+      if (lstatSync(current).isSymbolicLink()) throw symlinkError(current);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+  }
+}
+
+/** Reads a file under the state dir, or null when it does not exist. */
+export function readStateFile(stateDir: string, path: string): string | null {
+  assertNoSymlink(stateDir, path);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw symlinkError(path);
+    throw error;
+  }
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function ensureStateDir(stateDir: string, dir: string): void {
+  assertNoSymlink(stateDir, dir);
+  mkdirSync(dir, { recursive: true });
+  assertNoSymlink(stateDir, dir);
+}
+
+/** Writes `text` to `path` atomically: temp file in the same folder, fsync, rename, fsync folder. */
+export function writeStateFileAtomic(stateDir: string, path: string, text: string): void {
+  ensureStateDir(stateDir, dirname(path));
+  assertNoSymlink(stateDir, path);
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o644,
+  );
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    unlinkSync(temp);
+    throw error;
+  }
+  closeSync(fd);
+  crashPoint('atomic-write-before-rename');
+  renameSync(temp, path);
+  const dirFd = openSync(dirname(path), constants.O_RDONLY);
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
