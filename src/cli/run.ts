@@ -3,7 +3,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, ExitCode } from '../core/errors.js';
 import { planCheck } from './commands/plan-check.js';
+import { startCommand } from './commands/start.js';
 import { status } from './commands/status.js';
+import { tickCommand } from './commands/tick.js';
 import type { CommandContext } from './context.js';
 
 // The `lanes` command: global options, then one sub-command. Exit codes per SPEC §9.
@@ -14,9 +16,11 @@ usage: lanes [-C <dir>] <command> [options]
 
   plan check <plan>            validate a plan and print its waves
   status [<batch>] [--json]    show a batch record and its last report
-  start <plan> ...             confirm and run a batch            (not in this version yet)
+  start <plan> --yes --no-run  confirm a plan: batch branch, record, first report (the loop comes later)
   resume [<batch>] ...         resume a stopped batch             (not in this version yet)
-  tick <batch> ...             run one core tick                  (not in this version yet)
+  tick <batch> [--offer <child>=<path>] [--exited <child>[=<code>]] [--review <child>=approve|reject]
+       [--approve [--replan <plan>]] [--json]
+                               run one core tick and print its report
   log [<batch>] ...            show the journal                   (not in this version yet)
   wait <batch> --until <s>     block until a batch state          (not in this version yet)
   demo [--dir <dir>]           run the demo batch                 (not in this version yet)
@@ -28,7 +32,7 @@ usage: lanes [-C <dir>] <command> [options]
 exit codes: 0 done, 2 bad input (nothing written), 3 stopped for a human, 4 failed, 1 unexpected error
 `;
 
-const LATER = new Set(['start', 'resume', 'tick', 'log', 'wait', 'demo']);
+const LATER = new Set(['resume', 'log', 'wait', 'demo']);
 
 function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -79,6 +83,10 @@ export async function run(
       return planCheck(context, rest.slice(1));
     case 'status':
       return status(context, rest);
+    case 'tick':
+      return tickCommand(context, rest);
+    case 'start':
+      return startCommand(context, rest);
     default:
       if (LATER.has(command)) {
         ctx.stderr(`lanes ${command}: not in this version yet (see README.md)\n`);

@@ -91,7 +91,7 @@ export function parseConfigText(text: string, source: string): Config {
       `config ${source} is invalid:\n  not valid JSON: ${(error as Error).message}`,
     );
   }
-  const parsed = configSchema.safeParse(raw);
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const lines = formatIssues(parsed.error).map((l) => `  ${l}`);
     throw badInput('config_invalid', `config ${source} is invalid:\n${lines.join('\n')}`);

@@ -23,7 +23,10 @@ export type ErrorCode =
   | 'not_a_repository'
   | 'git_failed'
   | 'git_too_old'
-  | 'not_implemented';
+  | 'not_implemented'
+  | 'batch_branch_checked_out'
+  | 'batch_exists'
+  | 'preflight_failed';
 
 export class LanesError extends Error {
   override readonly name: string = 'LanesError';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { badInput, LanesError } from './errors.js';
 import { idSchema } from './ids.js';
-import { formatIssues } from './issues.js';
+import { describeIssue, formatPath } from './issues.js';
 import { normalizeScopeEntry, scopeEntryProblem } from './scope.js';
 
 // The plan (SPEC §2.1): parsed with zod, then checked for the rules a schema cannot say
@@ -49,19 +49,19 @@ const scopeEntrySchema = z
 
 const childSchema = z.strictObject({
   id: idSchema,
-  goal: z.string().trim().min(1, { message: 'must not be empty' }),
+  goal: z.string().trim().min(1, { message: 'must not be empty' }).refine(noNul, { message: 'must not contain a NUL byte' }),
   blocked_by: z.array(idSchema).default([]),
   scope: z.array(scopeEntrySchema).min(1),
   acceptance: z.array(checkSchema).min(1),
   executor: idSchema.optional(),
   run: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
-  prompt: z.string().optional(),
-  review: z.literal('human').optional(),
+  prompt: z.string().refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
+  review: z.literal('human', { message: 'must be "human" (or left out)' }).optional(),
 });
 
 const planSchema = z.strictObject({
   batch: idSchema,
-  base: z.string().trim().min(1).refine(noNul).default('HEAD'),
+  base: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).default('HEAD'),
   max_parallel: positiveInt.optional(),
   budget: z
     .strictObject({ max_children: positiveInt.optional(), qa_failure_limit: positiveInt.optional() })
@@ -77,8 +77,10 @@ export type AcceptanceCheck = PlanChild['acceptance'][number];
 /** Parses plan text; `source` names the file in messages and picks JSON or YAML. */
 export function parsePlanText(text: string, source: string): Plan {
   const raw = decodePlan(text, source);
-  const parsed = planSchema.safeParse(raw);
-  if (!parsed.success) throw planError(source, formatIssues(parsed.error));
+  // reportInput: the messages say what was found ("expected string, got number"), and
+  // without it zod leaves `input` out, so every wrong type would read as "required".
+  const parsed = planSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) throw planError(source, planIssueLines(parsed.error, raw));
   const problems = [...referenceProblems(parsed.data), ...cycleProblems(parsed.data)];
   if (problems.length > 0) throw planError(source, problems);
   return parsed.data;
@@ -100,8 +102,43 @@ function planError(source: string, problems: string[]): LanesError {
   return badInput('plan_invalid', `plan ${source} is invalid:\n${lines}`);
 }
 
+/** One line per zod issue, naming the field and, inside `children[i]`, the child's id. */
+function planIssueLines(error: z.ZodError, raw: unknown): string[] {
+  return error.issues.map((issue) => {
+    let what = describeIssue(issue);
+    if (typeof issue.input === 'number') {
+      // "expected int, got number 1.5" and "must be > 0" do not show the value read.
+      if (issue.code === 'invalid_type' && String(issue.expected) === 'int')
+        what = `must be a whole number, got ${issue.input}`;
+      else if (issue.code === 'too_small') what = `${what}, got ${issue.input}`;
+    }
+    // Only `run` is a union (string or argv); zod's own word for it is "Invalid input".
+    if (issue.code === 'invalid_union') what = 'must be a command string or an argv list of strings';
+    // A bad id ("must match ^…$") is easier to fix when the message quotes it.
+    const input = issue.input;
+    if (
+      typeof input === 'string' &&
+      input !== '' &&
+      (issue.code === 'invalid_format' || issue.code === 'custom')
+    )
+      if (!what.includes(', got ')) what = `${what}, got ${JSON.stringify(input.slice(0, 200))}`;
+    return `${formatPath(issue.path) || '(top level)'}: ${what}${childNote(issue.path, raw)}`;
+  });
+}
+
+function childNote(path: ReadonlyArray<PropertyKey>, raw: unknown): string {
+  if (path[0] !== 'children' || typeof path[1] !== 'number') return '';
+  if (path.length === 3 && path[2] === 'id') return ''; // the message quotes the id already
+  const children = raw !== null && typeof raw === 'object' ? (raw as { children?: unknown }).children : [];
+  const child = Array.isArray(children) ? (children[path[1]] as unknown) : undefined;
+  const id = child !== null && typeof child === 'object' ? (child as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id !== '' ? ` (child ${JSON.stringify(id)})` : '';
+}
+
 function decodePlan(text: string, source: string): unknown {
   const ext = extname(source).toLowerCase();
+  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml')
+    throw badInput('plan_invalid', `plan ${source}: unknown file type "${ext}" (use .json, .yaml or .yml)`);
   if (text.trim() === '') throw planError(source, ['the file is empty']);
   if (ext === '.json') {
     try {
@@ -110,17 +147,20 @@ function decodePlan(text: string, source: string): unknown {
       throw planError(source, [`not valid JSON: ${(error as Error).message}`]);
     }
   }
-  if (ext === '.yaml' || ext === '.yml') {
-    const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-    if (doc.errors.length > 0) {
-      throw planError(
-        source,
-        doc.errors.map((e) => `not valid YAML: ${e.message.split('\n')[0] ?? e.message}`),
-      );
-    }
-    return doc.toJS({ maxAliasCount: 100 });
+  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw planError(
+      source,
+      doc.errors.map((e) => `not valid YAML: ${(e.message.split('\n')[0] ?? e.message).replace(/:$/, '')}`),
+    );
   }
-  throw badInput('plan_invalid', `plan ${source}: unknown file type "${ext}" (use .json, .yaml or .yml)`);
+  if (doc.contents === null) throw planError(source, ['the file is empty (only comments)']);
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // e.g. an alias bomb: "Excessive alias count indicates a resource exhaustion attack"
+    throw planError(source, [`not valid YAML: ${(error as Error).message}`]);
+  }
 }
 
 function referenceProblems(plan: Plan): string[] {
@@ -138,7 +178,7 @@ function referenceProblems(plan: Plan): string[] {
       const at = `children[${i}].blocked_by`;
       if (dep === child.id) problems.push(`${at}: child "${child.id}" cannot be blocked by itself`);
       else if (!firstIndex.has(dep)) problems.push(`${at}: unknown child "${dep}" (in child "${child.id}")`);
-      else if (deps.has(dep)) problems.push(`${at}[${j}]: "${dep}" is listed twice`);
+      else if (deps.has(dep)) problems.push(`${at}[${j}]: "${dep}" is listed twice (in child "${child.id}")`);
       deps.add(dep);
     });
     const checkIds = new Set<string>();

@@ -71,7 +71,9 @@ export const childRecordSchema = z.strictObject({
 export type ChildRecord = z.output<typeof childRecordSchema>;
 
 export const batchRecordSchema = z.strictObject({
-  contract: z.literal(RECORD_CONTRACT),
+  contract: z.literal(RECORD_CONTRACT, {
+    message: `must be "${RECORD_CONTRACT}" (written by another version of lanes?)`,
+  }),
   batch_id: id,
   plan_digest: z.string().regex(/^[0-9a-f]{64}$/, { message: 'must be a sha256 hex digest' }),
   base_head: sha,
@@ -109,6 +111,8 @@ export function checkRecordInvariants(record: BatchRecord): string[] {
     const at = `children[${i}] (${child.task_id})`;
     for (const line of childProblems(record, child, byId)) problems.push(`${at}: ${line}`);
   });
+  const cycle = dependencyCycle(byId);
+  if (cycle) problems.push(`blocked_by: dependency cycle ${cycle.join(' -> ')}`);
 
   const childCommits = record.children.flatMap((c) => (c.commit ? [c.commit] : []));
   if (new Set(record.commits).size !== record.commits.length) problems.push('commits: lists a commit twice');
@@ -122,18 +126,46 @@ export function checkRecordInvariants(record: BatchRecord): string[] {
     problems.push(`budget: ${left} children started, more than max_children ${record.budget.max_children}`);
 
   const state = record.batch_state;
-  if (state === 'prepared' && record.children.some((c) => c.state !== 'pending'))
-    problems.push('batch_state: a prepared batch has every child pending');
+  // Name the children that break a batch-level rule: `"T3" (pending), "T5" (enrolled)`.
+  const named = (children: ChildRecord[]) => children.map((c) => `"${c.task_id}" (${c.state})`).join(', ');
+  const started = record.children.filter((c) => c.state !== 'pending');
+  if (state === 'prepared' && started.length > 0)
+    problems.push(`batch_state: prepared, but a child is not pending: ${named(started)}`);
   if (state === 'prepared' && record.commits.length > 0)
-    problems.push('batch_state: a prepared batch has no commits');
-  if (state === 'completed' && record.children.some((c) => !INTEGRATED_STATES.has(c.state)))
-    problems.push('batch_state: completed, but a child is not integrated');
-  if (
-    (state === 'failed' || state === 'budget_stopped' || state === 'rejected') &&
-    record.children.some((c) => IN_FLIGHT_STATES.has(c.state))
-  )
-    problems.push(`batch_state: ${state}, but a child is still in flight`);
+    problems.push('batch_state: prepared, but commits is not empty');
+  const notIntegrated = record.children.filter((c) => !INTEGRATED_STATES.has(c.state));
+  if (state === 'completed' && notIntegrated.length > 0)
+    problems.push(`batch_state: completed, but a child is not integrated: ${named(notIntegrated)}`);
+  const inFlight = record.children.filter((c) => IN_FLIGHT_STATES.has(c.state));
+  if ((state === 'failed' || state === 'budget_stopped' || state === 'rejected') && inFlight.length > 0)
+    problems.push(`batch_state: ${state}, but a child is still in flight: ${named(inFlight)}`);
   return problems;
+}
+
+/** One cycle of blocked_by edges longer than a self-reference (reported per child), or null. */
+function dependencyCycle(byId: Map<string, ChildRecord>): string[] | null {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | null => {
+    state.set(id, 'visiting');
+    stack.push(id);
+    for (const dep of byId.get(id)?.blocked_by ?? []) {
+      if (dep === id || !byId.has(dep)) continue;
+      if (state.get(dep) === 'visiting') return [...stack.slice(stack.indexOf(dep)), dep];
+      if (!state.has(dep)) {
+        const found = visit(dep);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, 'done');
+    return null;
+  };
+  for (const id of byId.keys()) {
+    const found = state.has(id) ? null : visit(id);
+    if (found) return found;
+  }
+  return null;
 }
 
 function childProblems(record: BatchRecord, child: ChildRecord, byId: Map<string, ChildRecord>): string[] {
@@ -178,8 +210,9 @@ function childProblems(record: BatchRecord, child: ChildRecord, byId: Map<string
     out.push(`qa_failures: ${child.qa_failures} is past the limit ${record.budget.qa_failure_limit}`);
 
   const deps = child.blocked_by.map((d) => byId.get(d)).filter((d): d is ChildRecord => d !== undefined);
-  if (lane !== null && deps.some((d) => !INTEGRATED_STATES.has(d.state)))
-    out.push(`holds a lane, but a dependency is not integrated`);
+  for (const dep of deps)
+    if (lane !== null && !INTEGRATED_STATES.has(dep.state))
+      out.push(`holds a lane, but its dependency "${dep.task_id}" is ${dep.state}, not integrated`);
   if (
     state === 'skipped_blocked' &&
     !deps.some((d) => d.state === 'needs_human' || d.state === 'skipped_blocked')

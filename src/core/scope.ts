@@ -29,7 +29,9 @@ export function normalizeScopeEntry(entry: string): string {
 function literalPrefix(pattern: string): { complete: string[]; partial: string | null; isGlob: boolean } {
   let cut = pattern.length;
   for (let i = 0; i < pattern.length; i++) {
-    if (GLOB_CHARS.has(pattern[i] as string)) {
+    // "@(" and "+(" open picomatch extglobs; elsewhere "@" and "+" are literal.
+    const extglob = (pattern[i] === '@' || pattern[i] === '+') && pattern[i + 1] === '(';
+    if (GLOB_CHARS.has(pattern[i] as string) || extglob) {
       cut = i;
       break;
     }

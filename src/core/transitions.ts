@@ -109,14 +109,15 @@ export function unpark(
 ) {
   const c = child(record, taskId);
   expect(c, ['needs_human'], 'unpark');
+  // Its dependents were skipped when it was parked: they return to pending with it.
   if (to === 'pending')
-    return withChild(record, taskId, { state: 'pending', reason: null, lane: null, qa_failures: 0 });
+    return unskip(withChild(record, taskId, { state: 'pending', reason: null, lane: null, qa_failures: 0 }));
   if (!c.lane?.run_id) throw new IllegalTransition(`unpark: child ${taskId} has no enrolled lane`);
   if (to === 'lane_committed' && !c.lane.lane_commit)
     throw new IllegalTransition(`unpark: ${taskId} has no lane commit`);
   const lane = to === 'lane_committed' ? c.lane : { ...c.lane, lane_commit: null };
   // A fresh approval restarts the QA failure count: the human looked at the lane.
-  return withChild(record, taskId, { state: to, reason: null, lane, qa_failures: 0 });
+  return unskip(withChild(record, taskId, { state: to, reason: null, lane, qa_failures: 0 }));
 }
 
 /** skipped_blocked children whose dependencies are no longer parked return to pending. */

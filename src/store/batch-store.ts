@@ -29,7 +29,8 @@ export function parseRecordText(text: string, path: string, expectedId?: string)
   } catch (error) {
     throw invalid(path, [`not valid JSON: ${(error as Error).message}`]);
   }
-  const parsed = batchRecordSchema.safeParse(raw);
+  // reportInput: without it zod leaves `input` out and every wrong type reads as "required".
+  const parsed = batchRecordSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) throw invalid(path, formatIssues(parsed.error));
   const problems = checkRecordInvariants(parsed.data);
   if (expectedId !== undefined && parsed.data.batch_id !== expectedId)

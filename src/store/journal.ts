@@ -33,6 +33,8 @@ export const JOURNAL_EVENTS = [
   'dispatch-paused',
   'batch-completed',
   'batch-failed',
+  'batch-stopped',
+  'replanned',
   'head-adopted',
   'worktree-unknown',
 ] as const;

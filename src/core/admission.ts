@@ -1,0 +1,68 @@
+import { laneBranch } from './ids.js';
+import { expectedHead } from './lineage.js';
+import type { OfferFacts } from './ports.js';
+import type { BatchRecord } from './record.js';
+import type { LaneRefusal } from './report.js';
+import { startableChildren } from './schedule.js';
+import type { TickContext } from './tick-context.js';
+import { admitLane } from './transitions.js';
+import { enrollAdmitted } from './observe.js';
+import type { Plan } from './plan.js';
+
+// Tick step 6: lanes offered by the steward are admitted or refused with exactly one
+// reason, decided from facts git gives about the offered path. A refusal writes nothing.
+
+export type AdmissionReason =
+  | 'batch_lane_foreign_repository'
+  | 'batch_lane_is_coordinator'
+  | 'batch_lane_branch_mismatch'
+  | 'batch_lane_base_mismatch'
+  | 'batch_lane_dirty'
+  | 'batch_lane_occupied'
+  | 'batch_lane_unknown_child';
+
+export interface LaneOffer {
+  task_id: string;
+  path: string;
+}
+
+/** The first reason that applies, or null to admit. Pure. */
+export function decideAdmission(
+  record: BatchRecord,
+  plan: Plan,
+  offer: LaneOffer,
+  facts: OfferFacts,
+  coordinatorRoot: string,
+  offeredThisTick: ReadonlySet<string>,
+): AdmissionReason | null {
+  if (!startableChildren(record, plan).includes(offer.task_id)) return 'batch_lane_unknown_child';
+  if (!facts.realpath || !facts.sameRepository || !facts.isWorktreeRoot) return 'batch_lane_foreign_repository';
+  if (facts.realpath === coordinatorRoot) return 'batch_lane_is_coordinator';
+  if (facts.branch !== laneBranch(record.batch_id, offer.task_id)) return 'batch_lane_branch_mismatch';
+  if (facts.head !== expectedHead(record)) return 'batch_lane_base_mismatch';
+  if (!facts.clean) return 'batch_lane_dirty';
+  const bound = record.children.some((c) => c.lane?.path === facts.realpath && c.state !== 'released');
+  if (bound || offeredThisTick.has(facts.realpath)) return 'batch_lane_occupied';
+  return null;
+}
+
+export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]): Promise<LaneRefusal[]> {
+  const refusals: LaneRefusal[] = [];
+  const taken = new Set<string>();
+  for (const offer of offers) {
+    const facts = await ctx.ports.git.offerFacts(offer.path);
+    const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot, taken);
+    if (reason) {
+      refusals.push({ task_id: offer.task_id, path: offer.path, reason });
+      ctx.journal('lane-refused', { task: offer.task_id, path: offer.path, reason });
+      continue;
+    }
+    const path = facts.realpath!;
+    taken.add(path);
+    const branch = laneBranch(ctx.record.batch_id, offer.task_id);
+    ctx.save(admitLane(ctx.record, offer.task_id, { path, branch, base_head: expectedHead(ctx.record) }));
+    ctx.journal('lane-admitted', { task: offer.task_id, path });
+    enrollAdmitted(ctx, offer.task_id);
+  }
+  return refusals;
+}

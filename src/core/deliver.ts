@@ -1,0 +1,119 @@
+import { expectedHead } from './lineage.js';
+import type { DeliveryIds } from './ports.js';
+import { scopeMatcher } from './scope.js';
+import type { TickContext } from './tick-context.js';
+import { commitLane, integrate } from './transitions.js';
+import type { ChildRecord } from './record.js';
+
+// Tick steps 1 and 5: the delivery commit on a lane branch, integration into the batch
+// branch, and the adoption of either one when a crash came between the git change and
+// the record write. Every git change is looked up before it is made again.
+
+function ids(ctx: TickContext, child: ChildRecord): DeliveryIds {
+  const lane = child.lane!;
+  return { batch: ctx.record.batch_id, task: child.task_id, run: lane.run_id!, base: lane.base_head };
+}
+
+/** Step 1: integration commits on the batch branch that the record does not list yet. */
+export async function adoptIntegrations(ctx: TickContext): Promise<void> {
+  const tip = await ctx.ports.git.branchTip(ctx.record.branch);
+  let head = expectedHead(ctx.record);
+  if (!tip || tip === head || !(await ctx.ports.git.isAncestor(head, tip))) return;
+  for (const commit of await ctx.ports.git.commitsBetween(head, tip)) {
+    if (commit.parents[0] !== head || commit.trailers['Lanes-Batch'] !== ctx.record.batch_id) return;
+    const child = ctx.record.children.find(
+      (c) =>
+        c.state === 'lane_committed' &&
+        c.task_id === commit.trailers['Lanes-Task'] &&
+        c.lane?.lane_commit === commit.trailers['Lanes-Lane-Commit'],
+    );
+    if (!child) return; // not ours to adopt: lineage decides what it is
+    ctx.save(integrate(ctx.record, child.task_id, commit.sha));
+    ctx.journal('integrated', { task: child.task_id, commit: commit.sha, adopted: true });
+    head = commit.sha;
+  }
+}
+
+/** Step 5a: commit each settled child's delivery on its lane branch. */
+export async function commitSettled(ctx: TickContext): Promise<void> {
+  for (const planned of ctx.plan.children) {
+    const child = ctx.child(planned.id);
+    if (child.state !== 'settled') continue;
+    const lane = child.lane!;
+    const git = ctx.ports.git;
+    let commit = await git.findDelivery(lane.path, lane.branch, ids(ctx, child));
+    if (commit === null) {
+      const inScope = scopeMatcher(planned.scope);
+      const paths = (await git.changedPaths(lane.path, lane.base_head)).filter((p) => inScope(p));
+      if (paths.length === 0) {
+        ctx.park(child.task_id, 'empty delivery: the lane has no change inside its scope any more');
+        continue;
+      }
+      commit = await git.commitDelivery(lane.path, lane.branch, paths, planned.goal, ids(ctx, child));
+      ctx.ports.crashPoint('after-lane-commit');
+    }
+    await git.syncLaneIndex(lane.path);
+    ctx.save(commitLane(ctx.record, child.task_id, commit));
+    ctx.journal('lane-committed', { task: child.task_id, lane_commit: commit });
+  }
+}
+
+/** Step 5b: integrate each lane commit into the batch branch, one at a time, in plan order. */
+export async function integrateCommitted(ctx: TickContext): Promise<void> {
+  for (const planned of ctx.plan.children) {
+    const child = ctx.child(planned.id);
+    if (child.state !== 'lane_committed') continue;
+    if (!(await integrateOne(ctx, child))) return; // the branch moved under us: next tick
+  }
+}
+
+async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boolean> {
+  const git = ctx.ports.git;
+  const lane = child.lane!;
+  const laneCommit = lane.lane_commit!;
+  const head = expectedHead(ctx.record);
+  const merged = await git.mergeTree(head, laneCommit);
+  if ('conflicts' in merged) {
+    ctx.journal('integration-conflict', { task: child.task_id, paths: merged.conflicts });
+    ctx.park(child.task_id, `batch_integration_conflict: ${merged.conflicts.join(', ')}`);
+    return true;
+  }
+  const candidate = await git.integrationCommit(merged.tree, head, laneCommit, `Lanes-Lane-Commit: ${laneCommit}\n`);
+  const reverify =
+    ctx.ports.integrationChecks === 'all' || !(await git.sameChange(lane.base_head, laneCommit, head, merged.tree));
+  if (reverify) {
+    const failing = await verifyCandidate(ctx, child, candidate, head);
+    if (failing.length > 0) {
+      ctx.park(child.task_id, `batch_integration_check_failed: ${failing.join(', ')}`);
+      return true;
+    }
+  }
+  if (!(await git.advanceBranch(ctx.record.branch, candidate, head))) return false;
+  ctx.ports.crashPoint('after-update-ref');
+  ctx.save(integrate(ctx.record, child.task_id, candidate));
+  ctx.journal('integrated', { task: child.task_id, commit: candidate, reverified: reverify });
+  return true;
+}
+
+/**
+ * Runs, in a scratch checkout of the candidate, the acceptance checks of this child and
+ * of every sibling integrated since this lane's base. Returns the failing "<task>:<check>" ids.
+ */
+async function verifyCandidate(ctx: TickContext, child: ChildRecord, candidate: string, head: string): Promise<string[]> {
+  const git = ctx.ports.git;
+  const since = new Set((await git.commitsBetween(child.lane!.base_head, head)).map((c) => c.sha));
+  const tasks = [
+    child.task_id,
+    ...ctx.record.children.filter((c) => c.commit !== null && since.has(c.commit)).map((c) => c.task_id),
+  ];
+  return git.withScratchCheckout(candidate, ctx.ports.store.scratchDir(), async (dir) => {
+    const failing: string[] = [];
+    for (const task of tasks) {
+      const checks = ctx.planChild(task).acceptance;
+      const results = await ctx.ports.qa.runChecks(dir, checks, () => null);
+      for (const r of results) if (r.exit_code !== 0 || r.timed_out) failing.push(`${task}:${r.id}`);
+    }
+    ctx.journal(failing.length ? 'qa-failed' : 'qa-passed', { task: child.task_id, integration_check: true, tasks, failing });
+    return failing;
+  });
+}

@@ -1,0 +1,105 @@
+import { applyQa, failedQaCount, newKernelRecord } from './kernel.js';
+import type { KernelRecord } from './kernel.js';
+import type { TickContext } from './tick-context.js';
+import { enroll, recordQaFailure, settle } from './transitions.js';
+import type { ChildRecord } from './record.js';
+
+// Tick step 4: look at every admitted or enrolled lane through its kernel record and
+// move the child by what the kernel and git say (never by what the executor claims).
+
+export const QA_LIMIT_REASON = 'QA failure limit reached';
+
+export async function observeLanes(ctx: TickContext): Promise<void> {
+  for (const child of ctx.record.children) {
+    if (child.state === 'lane_admitted') enrollAdmitted(ctx, child.task_id);
+  }
+  for (const child of ctx.record.children) {
+    if (child.state === 'enrolled') await observeEnrolled(ctx, ctx.child(child.task_id));
+  }
+}
+
+/** Enrolls an admitted child: a new kernel record with a new run id (or the one a crash left). */
+export function enrollAdmitted(ctx: TickContext, taskId: string): void {
+  const child = ctx.child(taskId);
+  const lane = child.lane!;
+  const existing = ctx.ports.store.readKernel(taskId);
+  let runId: string;
+  if (
+    existing.kind === 'ok' &&
+    existing.record.lane_path === lane.path &&
+    existing.record.base_head === lane.base_head &&
+    existing.record.batch_id === ctx.record.batch_id &&
+    existing.record.attempts.length === 0 &&
+    existing.record.qa_runs.length === 0
+  ) {
+    runId = existing.record.run_id; // written before a crash, never used: adopt it
+  } else {
+    runId = ctx.ports.newRunId();
+    ctx.ports.store.writeKernel(
+      newKernelRecord({
+        batchId: ctx.record.batch_id,
+        taskId,
+        runId,
+        lanePath: lane.path,
+        baseHead: lane.base_head,
+        reviewRequired: ctx.planChild(taskId).review === 'human',
+        now: ctx.now(),
+      }),
+    );
+  }
+  ctx.ports.crashPoint('after-kernel-enroll');
+  ctx.save(enroll(ctx.record, taskId, runId));
+  ctx.journal('enrolled', { task: taskId, run_id: runId });
+}
+
+async function observeEnrolled(ctx: TickContext, child: ChildRecord): Promise<void> {
+  const taskId = child.task_id;
+  const lane = child.lane!;
+  const look = await ctx.ports.git.lookAtLane(lane.path);
+  if (!look.present || look.branch !== lane.branch) {
+    ctx.park(taskId, `batch_lane_lost: ${lane.path} is ${look.present ? `on ${look.branch ?? 'a detached HEAD'}` : 'gone'}`);
+    return;
+  }
+  const read = ctx.ports.store.readKernel(taskId);
+  if (read.kind !== 'ok') {
+    ctx.park(taskId, `batch_lane_lost: kernel record ${read.kind === 'missing' ? 'is missing' : `is unreadable (${read.why})`}`);
+    return;
+  }
+  let kernel: KernelRecord = read.record;
+  if (kernel.run_id !== lane.run_id) {
+    ctx.park(taskId, `batch_lane_run_mismatch: recorded run ${lane.run_id}, lane kernel has ${kernel.run_id}`);
+    return;
+  }
+  if (kernel.next_obligation === 'run_qa') kernel = await runQa(ctx, child, kernel);
+  if (kernel.lifecycle === 'done') {
+    ctx.save(settle(ctx.record, taskId));
+    ctx.journal('settled', { task: taskId });
+    return;
+  }
+  const limit = ctx.record.budget.qa_failure_limit;
+  const failures = Math.min(failedQaCount(kernel), limit);
+  while (ctx.child(taskId).qa_failures < failures) ctx.record = recordQaFailure(ctx.record, taskId);
+  if (failures !== child.qa_failures) ctx.save(ctx.record);
+  if (failures >= limit) ctx.park(taskId, QA_LIMIT_REASON);
+}
+
+async function runQa(ctx: TickContext, child: ChildRecord, kernel: KernelRecord): Promise<KernelRecord> {
+  const lane = child.lane!;
+  const plan = ctx.planChild(child.task_id);
+  const changed = await ctx.ports.git.changedPaths(lane.path, lane.base_head);
+  const qaRun = kernel.qa_runs.length + 1;
+  const checks = await ctx.ports.qa.runChecks(lane.path, plan.acceptance, (check) =>
+    ctx.ports.store.qaLogPath(child.task_id, qaRun, check.id),
+  );
+  const next = applyQa(kernel, { scope: plan.scope, changedPaths: changed, checks }, ctx.now());
+  ctx.ports.store.writeKernel(next);
+  const run = next.qa_runs.at(-1)!;
+  ctx.journal(run.passed ? 'qa-passed' : 'qa-failed', {
+    task: child.task_id,
+    qa_run: run.n,
+    failing: run.checks.filter((c) => c.exit_code !== 0 || c.timed_out).map((c) => c.id),
+    outside_scope: run.outside_scope,
+    empty_delivery: run.empty_delivery,
+  });
+  return next;
+}

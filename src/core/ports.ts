@@ -1,0 +1,93 @@
+import type { CheckRun, KernelRecord } from './kernel.js';
+import type { AcceptanceCheck, Plan } from './plan.js';
+import type { BatchRecord } from './record.js';
+import type { Report } from './report.js';
+
+// The ports the core runner works through. Adapters: src/store (files), src/git (git
+// plumbing), src/hosts/check-runner (QA processes). Tests may pass their own.
+
+export type KernelRead = { kind: 'missing' } | { kind: 'unreadable'; why: string } | { kind: 'ok'; record: KernelRecord };
+
+export interface StorePort {
+  readRecord(): BatchRecord;
+  writeRecord(record: BatchRecord): void;
+  readPlan(): Plan;
+  writePlan(plan: Plan): void;
+  writeReport(report: Report): void;
+  journal(event: string, fields?: Record<string, unknown>): void;
+  readKernel(taskId: string): KernelRead;
+  writeKernel(record: KernelRecord): void;
+  qaLogPath(taskId: string, qaRun: number, checkId: string): string;
+  scratchDir(): string;
+}
+
+export interface CommitSummary {
+  sha: string;
+  parents: string[];
+  trailers: Record<string, string>;
+}
+
+export interface OfferFacts {
+  realpath: string | null;
+  sameRepository: boolean;
+  isWorktreeRoot: boolean;
+  branch: string | null;
+  head: string | null;
+  clean: boolean;
+}
+
+export interface LaneLook {
+  /** The path is a worktree root of this repository. */
+  present: boolean;
+  branch: string | null;
+  clean: boolean;
+}
+
+export interface DeliveryIds {
+  batch: string;
+  task: string;
+  run: string;
+  base: string;
+}
+
+export interface GitPort {
+  /** The realpath of the coordinator's own worktree. */
+  readonly coordinatorRoot: string;
+  branchTip(branch: string): Promise<string | null>;
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  commitsBetween(from: string, to: string): Promise<CommitSummary[]>;
+  worktreesOnBranch(branch: string): Promise<string[]>;
+  offerFacts(path: string): Promise<OfferFacts>;
+  lookAtLane(path: string): Promise<LaneLook>;
+  changedPaths(lanePath: string, base: string): Promise<string[]>;
+  findDelivery(lanePath: string, branch: string, ids: DeliveryIds): Promise<string | null>;
+  commitDelivery(lanePath: string, branch: string, paths: string[], goal: string, ids: DeliveryIds): Promise<string>;
+  syncLaneIndex(lanePath: string): Promise<void>;
+  mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }>;
+  /** True when head→tree changes exactly what base→laneCommit changes. */
+  sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean>;
+  /** A commit on `parent` with the lane commit's author and message plus the given trailer lines. */
+  integrationCommit(tree: string, parent: string, laneCommit: string, extraTrailers: string): Promise<string>;
+  advanceBranch(branch: string, next: string, expected: string): Promise<boolean>;
+  withScratchCheckout<T>(commit: string, dir: string, fn: (path: string) => Promise<T>): Promise<T>;
+}
+
+export interface QaPort {
+  runChecks(cwd: string, checks: readonly AcceptanceCheck[], logPathFor: (check: AcceptanceCheck) => string | null): Promise<CheckRun[]>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface TickPorts {
+  store: StorePort;
+  git: GitPort;
+  qa: QaPort;
+  clock: Clock;
+  newRunId(): string;
+  /** `integration_checks: all` in the config re-verifies every integration. */
+  integrationChecks: 'changed' | 'all';
+  /** Called at named points after a git mutation and before the write that records it. */
+  crashPoint(name: string): void;
+}

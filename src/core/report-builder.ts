@@ -1,0 +1,114 @@
+import type { Handoff, LaneRefusal, Report } from './report.js';
+import { expectedHead } from './lineage.js';
+import { laneBranch } from './ids.js';
+import { IN_FLIGHT_STATES, INTEGRATED_STATES } from './record.js';
+import { budgetSpent, startableChildren } from './schedule.js';
+import type { TickContext } from './tick-context.js';
+import { setBatchState } from './transitions.js';
+
+// Tick step 7: decide where the batch stands and what the steward and the parent should
+// do next. Handoffs are requests built from facts; they never move a child by themselves.
+
+export interface ReportOptions {
+  refusals: LaneRefusal[];
+  /** Dispatch paused by the coordinator (suspect dispatch, the user's `p`): no provision handoffs. */
+  dispatchPaused?: boolean;
+  reason?: string | null;
+}
+
+export async function settleAndReport(ctx: TickContext, options: ReportOptions): Promise<Report> {
+  const record = ctx.record;
+  const handoffs: Handoff[] = [];
+  let reason = options.reason ?? null;
+
+  if (record.batch_state === 'running' && record.children.every((c) => INTEGRATED_STATES.has(c.state))) {
+    ctx.save(setBatchState(record, 'completed'));
+    ctx.journal('batch-completed', { commits: ctx.record.commits.length });
+  }
+
+  if (ctx.record.batch_state === 'running') {
+    for (const child of ctx.record.children) {
+      if (child.state !== 'enrolled') continue;
+      const kernel = ctx.ports.store.readKernel(child.task_id);
+      handoffs.push({
+        action: 'executor',
+        task_id: child.task_id,
+        run_id: child.lane!.run_id!,
+        lane_path: child.lane!.path,
+        lane_branch: child.lane!.branch,
+        next_obligation: kernel.kind === 'ok' ? kernel.record.next_obligation : 'implement',
+      });
+    }
+  }
+  if (ctx.record.batch_state === 'running' || ctx.record.batch_state === 'completed' || ctx.record.batch_state === 'needs_human') {
+    for (const child of ctx.record.children) {
+      if (child.state !== 'integrated') continue;
+      const look = await ctx.ports.git.lookAtLane(child.lane!.path);
+      if (look.present && look.clean)
+        handoffs.push({ action: 'release', task_id: child.task_id, lane_branch: child.lane!.branch, lane_path: child.lane!.path });
+    }
+  }
+  if (ctx.record.batch_state === 'running' || ctx.record.batch_state === 'prepared') {
+    const startable = options.dispatchPaused ? [] : startableChildren(ctx.record, ctx.plan);
+    for (const taskId of startable)
+      handoffs.push({
+        action: 'provision',
+        task_id: taskId,
+        lane_branch: laneBranch(ctx.record.batch_id, taskId),
+        base_head: expectedHead(ctx.record),
+      });
+    const inFlight = ctx.record.children.some((c) => IN_FLIGHT_STATES.has(c.state));
+    if (ctx.record.batch_state === 'running' && !inFlight && startable.length === 0 && !options.dispatchPaused) {
+      const parked = ctx.record.children.filter((c) => c.state === 'needs_human');
+      const next = parked.length > 0 || ctx.record.children.some((c) => c.state === 'skipped_blocked') ? 'needs_human' : 'budget_stopped';
+      ctx.save(setBatchState(ctx.record, next));
+      reason =
+        next === 'needs_human'
+          ? `${parked.map((c) => `${c.task_id}: ${c.reason}`).join('; ')}`
+          : `the child budget (${ctx.record.budget.max_children}) is spent`;
+      ctx.journal('batch-stopped', { batch_state: next, reason });
+    }
+  }
+  if (reason === null && ctx.record.batch_state === 'needs_human')
+    reason = ctx.record.children.filter((c) => c.state === 'needs_human').map((c) => `${c.task_id}: ${c.reason}`).join('; ');
+
+  const report: Report = {
+    batch_id: ctx.record.batch_id,
+    batch_state: ctx.record.batch_state,
+    max_parallel: ctx.record.max_parallel,
+    children: ctx.record.children,
+    commits: ctx.record.commits,
+    reason,
+    handoffs,
+    lane_refusals: options.refusals,
+    next_action: nextAction(ctx, handoffs, !!options.dispatchPaused),
+    created_at: ctx.now(),
+  };
+  return report;
+}
+
+function nextAction(ctx: TickContext, handoffs: Handoff[], paused: boolean): string {
+  const r = ctx.record;
+  switch (r.batch_state) {
+    case 'completed':
+      return `All ${r.children.length} children are integrated on ${r.branch}.`;
+    case 'needs_human': {
+      const parked = r.children.filter((c) => c.state === 'needs_human').map((c) => c.task_id);
+      return `Inspect the parked lane${parked.length === 1 ? '' : 's'} (${parked.join(', ')}), then resume with a fresh confirmation (lanes resume ${r.batch_id} --approve).`;
+    }
+    case 'budget_stopped':
+      return `The child budget is spent; raise budget.max_children and re-confirm to go on.`;
+    case 'failed':
+      return `The batch branch ${r.branch} no longer descends from what lanes recorded; every lane is kept for inspection.`;
+    case 'rejected':
+      return 'The batch was rejected.';
+    default: {
+      if (paused) return 'Dispatch is paused; resume it to start new lanes.';
+      const counts = new Map<string, number>();
+      for (const h of handoffs) counts.set(h.action, (counts.get(h.action) ?? 0) + 1);
+      const parts = [...counts].map(([action, n]) => `${n} ${action}`);
+      if (budgetSpent(r) && !counts.has('executor')) parts.push('budget spent');
+      return parts.length ? `Act on the handoffs: ${parts.join(', ')}.` : 'Wait for the running lanes.';
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import { admitOffers } from './admission.js';
+import type { LaneOffer } from './admission.js';
+import { adoptIntegrations, commitSettled, integrateCommitted } from './deliver.js';
+import { LanesError } from './errors.js';
+import { applyReview, recordExit } from './kernel.js';
+import { classifyLineage } from './lineage.js';
+import { observeLanes } from './observe.js';
+import type { TickPorts } from './ports.js';
+import { IN_FLIGHT_STATES } from './record.js';
+import type { Report } from './report.js';
+import { isTerminal } from './report.js';
+import { settleAndReport } from './report-builder.js';
+import { applyApproval } from './resume.js';
+import type { Approval } from './resume.js';
+import { TickContext } from './tick-context.js';
+import { adoptHead, release, setBatchState } from './transitions.js';
+
+// The core runner (SPEC §4): one tick, in the spec's order. Every step persists before
+// the next, and every step is safe to repeat after a crash: git is looked up before it is
+// changed, and the record only ever moves to what git and the kernel show.
+
+export interface ExitNotice {
+  task_id: string;
+  code: number | null;
+  signal: string | null;
+  host?: string;
+}
+
+export interface ReviewVerdict {
+  task_id: string;
+  verdict: 'approved' | 'rejected';
+  note?: string;
+}
+
+export interface TickInput {
+  offers?: LaneOffer[];
+  exited?: ExitNotice[];
+  reviews?: ReviewVerdict[];
+  approval?: Approval;
+  dispatchPaused?: boolean;
+}
+
+export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
+  const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
+  const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
+  if (checkedOut.length > 0)
+    throw new LanesError(
+      'batch_branch_checked_out',
+      `batch_branch_checked_out: ${ctx.record.branch} is checked out in ${checkedOut.join(', ')}; switch that worktree to another branch first`,
+      2,
+    );
+
+  if (isTerminal(ctx.record.batch_state)) {
+    if (ctx.record.batch_state === 'completed') await recordReleases(ctx);
+    return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  }
+  if (input.approval) await applyApproval(ctx, input.approval);
+  if (ctx.record.batch_state === 'needs_human') return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  if (ctx.record.batch_state === 'prepared') {
+    ctx.save(setBatchState(ctx.record, 'running'));
+  }
+  recordNotices(ctx, input);
+
+  await adoptIntegrations(ctx); // 1
+  await recordReleases(ctx); // 2
+  const lineage = await classifyLineage(ports.git, ctx.record); // 3
+  if (lineage.kind === 'broken') {
+    failBatch(ctx, lineage.reason);
+    return finish(ctx, await settleAndReport(ctx, { refusals: [], reason: lineage.reason }));
+  }
+  if (lineage.kind === 'fast_forward') {
+    ctx.save(adoptHead(ctx.record, lineage.from, lineage.head));
+    ctx.journal('head-adopted', { from: lineage.from, to: lineage.head });
+  }
+  await observeLanes(ctx); // 4
+  await commitSettled(ctx); // 5
+  await integrateCommitted(ctx);
+  const refusals = await admitOffers(ctx, input.offers ?? []); // 6
+  return finish(ctx, await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false })); // 7
+}
+
+/** The report of a batch as it stands, without moving anything (`start --no-run`). */
+export async function currentReport(ports: TickPorts): Promise<Report> {
+  const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
+  return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+}
+
+function finish(ctx: TickContext, report: Report): Report {
+  try {
+    ctx.ports.store.writeReport(report);
+  } catch (error) {
+    // A terminal report is immutable: the first one stands, this one is only printed.
+    if (!(error instanceof LanesError && error.code === 'report_immutable')) throw error;
+  }
+  ctx.journal('tick', { batch_state: report.batch_state, handoffs: report.handoffs.length });
+  return report;
+}
+
+/** Executor exits and review verdicts reported by the parent go to the lanes' kernels first. */
+function recordNotices(ctx: TickContext, input: TickInput): void {
+  for (const exit of input.exited ?? []) {
+    const child = ctx.record.children.find((c) => c.task_id === exit.task_id);
+    if (child?.state !== 'enrolled') continue;
+    const read = ctx.ports.store.readKernel(exit.task_id);
+    if (read.kind !== 'ok' || read.record.run_id !== child.lane?.run_id) continue; // step 4 parks it
+    ctx.ports.store.writeKernel(recordExit(read.record, exit, ctx.now()));
+    ctx.journal('executor-exited', { task: exit.task_id, code: exit.code, signal: exit.signal });
+  }
+  for (const review of input.reviews ?? []) {
+    const read = ctx.ports.store.readKernel(review.task_id);
+    if (read.kind !== 'ok') continue;
+    ctx.ports.store.writeKernel(applyReview(read.record, review.verdict, review.note ?? null, ctx.now()));
+    ctx.journal(review.verdict === 'approved' ? 'qa-passed' : 'qa-failed', { task: review.task_id, review: review.verdict });
+  }
+}
+
+async function recordReleases(ctx: TickContext): Promise<void> {
+  for (const child of ctx.record.children) {
+    if (child.state !== 'integrated') continue;
+    const look = await ctx.ports.git.lookAtLane(child.lane!.path);
+    if (look.present) continue;
+    ctx.save(release(ctx.record, child.task_id));
+    ctx.journal('released', { task: child.task_id });
+  }
+}
+
+function failBatch(ctx: TickContext, reason: string): void {
+  for (const child of ctx.record.children) {
+    if (IN_FLIGHT_STATES.has(child.state)) ctx.park(child.task_id, reason);
+  }
+  ctx.save(setBatchState(ctx.record, 'failed'));
+  ctx.journal('batch-failed', { reason });
+}

@@ -1,0 +1,119 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
+import {
+  changeIdentity,
+  commitAuthor,
+  commitMessage,
+  commitsBetween,
+  commitTree,
+  identityEnv,
+  isAncestor,
+  resolveCommit,
+  sameChange,
+  updateRef,
+} from './commits.js';
+import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
+import { git, splitNul } from './git.js';
+import { changedPaths, inspectLane, listWorktrees, realpathOrNull } from './worktrees.js';
+
+// The GitPort over a real repository: plumbing only, never the user's work tree or index.
+
+export class RepoGit implements GitPort {
+  readonly coordinatorRoot: string;
+
+  constructor(
+    /** The coordinator's worktree (where lanes runs). */
+    readonly root: string,
+    readonly commonDir: string,
+  ) {
+    this.coordinatorRoot = realpathOrNull(root) ?? root;
+  }
+
+  branchTip(branch: string): Promise<string | null> {
+    return resolveCommit(this.root, `refs/heads/${branch}`);
+  }
+
+  isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return isAncestor(this.root, ancestor, descendant);
+  }
+
+  commitsBetween(from: string, to: string): Promise<CommitSummary[]> {
+    return commitsBetween(this.root, from, to);
+  }
+
+  async worktreesOnBranch(branch: string): Promise<string[]> {
+    return (await listWorktrees(this.root)).filter((w) => w.branch === branch).map((w) => w.path);
+  }
+
+  offerFacts(path: string): Promise<OfferFacts> {
+    return inspectLane(path, this.commonDir);
+  }
+
+  async lookAtLane(path: string): Promise<LaneLook> {
+    const facts = await inspectLane(path, this.commonDir);
+    const present = facts.realpath !== null && facts.sameRepository && facts.isWorktreeRoot;
+    return { present, branch: present ? facts.branch : null, clean: present && facts.clean };
+  }
+
+  changedPaths(lanePath: string, base: string): Promise<string[]> {
+    return changedPaths(lanePath, base);
+  }
+
+  findDelivery(lanePath: string, branch: string, ids: DeliveryIds): Promise<string | null> {
+    return findDelivery(lanePath, branch, ids);
+  }
+
+  commitDelivery(lanePath: string, branch: string, paths: string[], goal: string, ids: DeliveryIds): Promise<string> {
+    return commitDelivery(lanePath, branch, paths, goal, ids);
+  }
+
+  syncLaneIndex(lanePath: string): Promise<void> {
+    return syncLaneIndex(lanePath);
+  }
+
+  async mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {
+    const out = await git(this.root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', head, laneCommit], {
+      okCodes: [1],
+    });
+    const [tree = '', ...paths] = splitNul(out.stdout.replace(/\n$/, ''));
+    if (out.exitCode === 0) return { tree: tree.trim() };
+    return { conflicts: [...new Set(paths.map((p) => p.trim()).filter(Boolean))] };
+  }
+
+  async sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean> {
+    const lane = await changeIdentity(this.root, base, laneCommit);
+    const candidate = await changeIdentity(this.root, head, tree);
+    return sameChange(lane, candidate);
+  }
+
+  async integrationCommit(tree: string, parent: string, laneCommit: string, extraTrailers: string): Promise<string> {
+    const author = await commitAuthor(this.root, laneCommit);
+    const message = `${(await commitMessage(this.root, laneCommit)).replace(/\n+$/, '')}\n${extraTrailers}`;
+    const env = {
+      ...(await identityEnv(this.root)),
+      GIT_AUTHOR_NAME: author.name,
+      GIT_AUTHOR_EMAIL: author.email,
+      GIT_AUTHOR_DATE: author.date,
+    };
+    return commitTree(this.root, tree, parent, message, env);
+  }
+
+  advanceBranch(branch: string, next: string, expected: string): Promise<boolean> {
+    return updateRef(this.root, `refs/heads/${branch}`, next, expected);
+  }
+
+  async withScratchCheckout<T>(commit: string, dir: string, fn: (path: string) => Promise<T>): Promise<T> {
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, `check-${randomBytes(4).toString('hex')}`);
+    await git(this.root, ['worktree', 'add', '--detach', '--quiet', path, commit]);
+    try {
+      return await fn(path);
+    } finally {
+      await git(this.root, ['worktree', 'remove', '--force', path], { okCodes: [128] });
+      rmSync(path, { recursive: true, force: true });
+      await git(this.root, ['worktree', 'prune']);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { git, splitNul } from './git.js';
+
+// Worktrees: listing them, and reading the facts lane admission decides from.
+
+export interface WorktreeEntry {
+  path: string;
+  head: string | null;
+  /** Short branch name, or null when detached. */
+  branch: string | null;
+}
+
+export async function listWorktrees(cwd: string): Promise<WorktreeEntry[]> {
+  const out = await git(cwd, ['worktree', 'list', '--porcelain', '-z']);
+  const entries: WorktreeEntry[] = [];
+  let current: WorktreeEntry | null = null;
+  for (const field of out.stdout.split('\0')) {
+    if (field.startsWith('worktree ')) {
+      current = { path: field.slice('worktree '.length), head: null, branch: null };
+      entries.push(current);
+    } else if (current && field.startsWith('HEAD ')) current.head = field.slice(5);
+    else if (current && field.startsWith('branch ')) current.branch = field.slice(7).replace(/^refs\/heads\//, '');
+  }
+  return entries;
+}
+
+export function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Facts about an offered lane path, read from git only. */
+export interface LaneFacts {
+  realpath: string | null;
+  sameRepository: boolean;
+  isWorktreeRoot: boolean;
+  branch: string | null;
+  head: string | null;
+  clean: boolean;
+}
+
+export async function inspectLane(path: string, commonDir: string): Promise<LaneFacts> {
+  const none: LaneFacts = { realpath: null, sameRepository: false, isWorktreeRoot: false, branch: null, head: null, clean: false };
+  const real = realpathOrNull(path);
+  if (real === null) return none;
+  const info = await git(real, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], {
+    okCodes: [128],
+  });
+  if (info.exitCode !== 0) return { ...none, realpath: real };
+  const [common = '', top = ''] = info.stdout.trim().split('\n');
+  const sameRepository = realpathOrNull(common) === realpathOrNull(commonDir);
+  const isWorktreeRoot = realpathOrNull(top) === real;
+  const branchOut = await git(real, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1, 128] });
+  const headOut = await git(real, ['rev-parse', '--verify', '--quiet', 'HEAD'], { okCodes: [1, 128] });
+  return {
+    realpath: real,
+    sameRepository,
+    isWorktreeRoot,
+    branch: branchOut.exitCode === 0 ? branchOut.stdout.trim() : null,
+    head: headOut.exitCode === 0 ? headOut.stdout.trim() : null,
+    clean: await isClean(real),
+  };
+}
+
+export async function isClean(path: string): Promise<boolean> {
+  const out = await git(path, ['status', '--porcelain', '-z', '--untracked-files=all', '--ignore-submodules=none']);
+  return out.stdout === '';
+}
+
+/**
+ * Every path the lane changed since `base`: committed or not, staged or not, and new
+ * untracked files (ignored files excluded, so setup output such as node_modules is not a change).
+ */
+export async function changedPaths(lanePath: string, base: string): Promise<string[]> {
+  if (!existsSync(lanePath)) return [];
+  const tracked = await git(lanePath, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', base, '--']);
+  const untracked = await git(lanePath, ['ls-files', '--others', '--exclude-standard', '-z']);
+  return [...new Set([...splitNul(tracked.stdout), ...splitNul(untracked.stdout)])].sort();
+}

@@ -1,0 +1,80 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { execa } from 'execa';
+import type { CheckRun } from '../core/kernel.js';
+import { tailOf } from '../core/kernel.js';
+import type { AcceptanceCheck } from '../core/plan.js';
+
+// Runs acceptance checks in a folder: an argv without a shell, a string with `sh -c`.
+// Output (stdout and stderr interleaved) goes to a log file, bounded, and its tail is
+// kept for the rework prompt. A check that outlives its timeout is killed with its whole
+// process group, so a forgotten background child cannot keep the check alive.
+
+const LOG_LIMIT_BYTES = 1024 * 1024;
+const TAIL_BYTES = 16 * 1024;
+
+export async function runCheck(cwd: string, check: AcceptanceCheck, logPath: string | null): Promise<CheckRun> {
+  const [file, ...args] = typeof check.run === 'string' ? ['sh', '-c', check.run] : check.run;
+  const started = Date.now();
+  let fd: number | null = null;
+  if (logPath) {
+    mkdirSync(dirname(logPath), { recursive: true });
+    fd = openSync(logPath, 'w');
+  }
+  let written = 0;
+  let tail = '';
+  const take = (chunk: Buffer | string) => {
+    const text = chunk.toString();
+    tail = (tail + text).slice(-TAIL_BYTES);
+    if (fd !== null && written < LOG_LIMIT_BYTES) {
+      const part = Buffer.from(text).subarray(0, LOG_LIMIT_BYTES - written);
+      writeSync(fd, part);
+      written += part.length;
+    }
+  };
+  let timedOut = false;
+  const child = execa(file as string, args, {
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    detached: true,
+    env: { LANES_CHECK: check.id },
+  });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }, check.timeout_ms);
+  child.all?.on('data', take);
+  const result = await child;
+  clearTimeout(timer);
+  if (result.failed && result.exitCode === undefined && !timedOut) take(`\n${result.message}\n`);
+  if (timedOut) take(`\n[lanes] check ${check.id} timed out after ${check.timeout_ms} ms and was killed\n`);
+  if (fd !== null) {
+    if (written >= LOG_LIMIT_BYTES) writeSync(fd, `\n[lanes] log cut at ${LOG_LIMIT_BYTES} bytes\n`);
+    closeSync(fd);
+  }
+  return {
+    id: check.id,
+    exit_code: timedOut ? null : (result.exitCode ?? null),
+    timed_out: timedOut,
+    duration_ms: Date.now() - started,
+    log_path: logPath,
+    tail: tailOf(tail),
+  };
+}
+
+export async function runChecks(
+  cwd: string,
+  checks: readonly AcceptanceCheck[],
+  logPathFor: (check: AcceptanceCheck) => string | null,
+): Promise<CheckRun[]> {
+  const results: CheckRun[] = [];
+  for (const check of checks) results.push(await runCheck(cwd, check, logPathFor(check)));
+  return results;
+}

@@ -1,0 +1,168 @@
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { BatchRecord } from '../src/core/record.js';
+import type { Report } from '../src/core/report.js';
+import { admitLane, enroll } from '../src/core/transitions.js';
+import { BatchStore, recordBytes } from '../src/store/batch-store.js';
+import { Journal } from '../src/store/journal.js';
+import { findRepo } from '../src/store/state-dir.js';
+import { writeStateFileAtomic } from '../src/store/safe-fs.js';
+import { preparedRecord, SHA } from './helpers/records.js';
+import { git, makeRepo, snapshotTree, tempDir } from './helpers/repo.js';
+
+function report(record: BatchRecord, overrides: Partial<Report> = {}): Report {
+  return {
+    batch_id: record.batch_id,
+    batch_state: record.batch_state,
+    max_parallel: record.max_parallel,
+    children: record.children,
+    commits: record.commits,
+    reason: null,
+    handoffs: [],
+    lane_refusals: [],
+    next_action: 'nothing',
+    created_at: '2026-11-29T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+describe('state directory', () => {
+  it('lives under the git common dir, also from a linked worktree', async () => {
+    const repo = await makeRepo();
+    const wt = join(tempDir(), 'wt');
+    await git(repo, 'worktree', 'add', '-q', '-b', 'side', wt);
+    const fromMain = await findRepo(repo);
+    const fromLinked = await findRepo(join(wt));
+    expect(fromMain.stateDir).toBe(join(repo, '.git', 'lanes'));
+    expect(fromLinked.stateDir).toBe(fromMain.stateDir);
+    expect(fromLinked.root).toBe(wt);
+  });
+
+  it('says clearly when a folder is not in a repository', async () => {
+    await expect(findRepo(tempDir())).rejects.toMatchObject({ code: 'not_a_repository', exitCode: 2 });
+  });
+});
+
+describe('BatchStore', () => {
+  it('writes and reads back a record byte-stable', () => {
+    const store = new BatchStore(join(tempDir(), 'lanes'));
+    const record = preparedRecord('b1');
+    store.write(record);
+    expect(store.read('b1')).toEqual(record);
+    expect(readFileSync(store.paths('b1').record, 'utf8')).toBe(recordBytes(record));
+    expect(store.list()).toEqual(['b1']);
+    expect(store.read('nope')).toBeNull();
+  });
+
+  it('refuses to write a record that breaks an invariant, and writes nothing', () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const store = new BatchStore(stateDir);
+    const record = preparedRecord('b1');
+    store.write(record);
+    const before = snapshotTree(stateDir);
+    const bad: BatchRecord = { ...record, batch_state: 'completed' };
+    expect(() => store.write(bad)).toThrow(/completed, but a child is not integrated/);
+    expect(snapshotTree(stateDir)).toEqual(before);
+  });
+
+  it('never overwrites an invalid record on disk', () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const store = new BatchStore(stateDir);
+    store.write(preparedRecord('b1'));
+    const path = store.paths('b1').record;
+    writeFileSync(path, '{"contract": "lanes/batch/v1", "trunc');
+    const before = snapshotTree(stateDir);
+    expect(() => store.write(preparedRecord('b1'))).toThrow(/not valid JSON/);
+    expect(snapshotTree(stateDir)).toEqual(before);
+  });
+
+  it('refuses a symbolic link anywhere under the state directory', () => {
+    const base = tempDir();
+    const stateDir = join(base, 'lanes');
+    const elsewhere = join(base, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(stateDir);
+    symlinkSync(elsewhere, join(stateDir, 'batches'));
+    const store = new BatchStore(stateDir);
+    expect(() => store.write(preparedRecord('b1'))).toThrow(/symbolic link/);
+    expect(() => store.read('b1')).toThrow(/symbolic link/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('refuses a record file that is itself a symbolic link', () => {
+    const base = tempDir();
+    const stateDir = join(base, 'lanes');
+    mkdirSync(join(stateDir, 'batches'), { recursive: true });
+    writeFileSync(join(base, 'target.json'), recordBytes(preparedRecord('b1')));
+    symlinkSync(join(base, 'target.json'), join(stateDir, 'batches', 'b1.json'));
+    expect(() => new BatchStore(stateDir).read('b1')).toThrow(/symbolic link/);
+  });
+
+  it('leaves no temp file behind and replaces the file whole', () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const path = join(stateDir, 'batches', 'x.json');
+    writeStateFileAtomic(stateDir, path, 'one\n');
+    writeStateFileAtomic(stateDir, path, 'two\n');
+    expect(readFileSync(path, 'utf8')).toBe('two\n');
+    expect(readdirSync(join(stateDir, 'batches'))).toEqual(['x.json']);
+  });
+
+  it('keeps a terminal report immutable but replaces a running one', () => {
+    const store = new BatchStore(join(tempDir(), 'lanes'));
+    let record = preparedRecord('b1');
+    store.write(record);
+    store.writeReport(report(record, { next_action: 'first' }));
+    store.writeReport(report(record, { next_action: 'second' }));
+    expect(store.readReport('b1')?.next_action).toBe('second');
+    record = { ...record, batch_state: 'budget_stopped' };
+    store.writeReport(report(record, { next_action: 'final' }));
+    expect(() => store.writeReport(report(record, { next_action: 'again' }))).toThrow(/never overwritten/);
+    expect(store.readReport('b1')?.next_action).toBe('final');
+  });
+
+  it('validates records built by transitions', () => {
+    const store = new BatchStore(join(tempDir(), 'lanes'));
+    let record: BatchRecord = { ...preparedRecord('b1'), batch_state: 'running' };
+    record = admitLane(record, 'T1', { path: '/tmp/x/T1', branch: 'lane/b1/T1', base_head: SHA(1) });
+    record = enroll(record, 'T1', 'run-1');
+    store.write(record);
+    expect(store.read('b1')?.children[0]?.state).toBe('enrolled');
+  });
+});
+
+describe('Journal', () => {
+  it('appends one JSON object a line and reads them back', () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const path = join(stateDir, 'batches', 'b1.events.jsonl');
+    const journal = new Journal(stateDir, path, 'b1');
+    journal.append('batch-confirmed', { children: 3 });
+    journal.append('lane-admitted', { task: 'T1', path: '/x' });
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    const { entries, unreadable } = journal.read();
+    expect(unreadable).toBe(0);
+    expect(entries.map((e) => e.event)).toEqual(['batch-confirmed', 'lane-admitted']);
+    expect(entries[1]).toMatchObject({ batch: 'b1', task: 'T1', path: '/x' });
+  });
+
+  it('survives a torn last line (a crash mid-append)', () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const path = join(stateDir, 'batches', 'b1.events.jsonl');
+    const journal = new Journal(stateDir, path, 'b1');
+    journal.append('tick');
+    appendFileSync(path, '{"ts":"2026-');
+    const { entries, unreadable } = journal.read();
+    expect(entries).toHaveLength(1);
+    expect(unreadable).toBe(1);
+    expect(existsSync(path)).toBe(true);
+  });
+});
