@@ -13,7 +13,10 @@ export function newRunId(): string {
   return `run-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 
-export function batchPorts(repo: RepoPaths, batchId: string): TickPorts & { store: BatchFiles; git: RepoGit } {
+export function batchPorts(
+  repo: RepoPaths,
+  batchId: string,
+): TickPorts & { store: BatchFiles; git: RepoGit } {
   const config = loadConfig(repo.root);
   return {
     store: new BatchFiles(repo.stateDir, batchId),

@@ -22,7 +22,11 @@ export const MIN_GIT: [number, number] = [2, 38];
 export async function checkGitVersion(cwd: string): Promise<void> {
   const [major, minor] = await gitVersion(cwd);
   if (major < MIN_GIT[0] || (major === MIN_GIT[0] && minor < MIN_GIT[1]))
-    throw new LanesError('git_too_old', `lanes needs git ${MIN_GIT.join('.')} or newer (merge-tree --write-tree); this is git ${major}.${minor}`, 2);
+    throw new LanesError(
+      'git_too_old',
+      `lanes needs git ${MIN_GIT.join('.')} or newer (merge-tree --write-tree); this is git ${major}.${minor}`,
+      2,
+    );
 }
 
 export interface Preflight {
@@ -30,22 +34,39 @@ export interface Preflight {
   settings: BatchSettings;
 }
 
-export async function preflight(repo: RepoPaths, plan: Plan, overrides: SettingsOverrides): Promise<Preflight> {
+export async function preflight(
+  repo: RepoPaths,
+  plan: Plan,
+  overrides: SettingsOverrides,
+): Promise<Preflight> {
   await checkGitVersion(repo.root);
   const settings = resolveSettings(plan, loadConfig(repo.root), overrides);
   const files = new BatchFiles(repo.stateDir, plan.batch);
   if (files.store.read(plan.batch) !== null)
-    throw new LanesError('batch_exists', `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`, 2);
+    throw new LanesError(
+      'batch_exists',
+      `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`,
+      2,
+    );
   const baseHead = await resolveCommit(repo.root, plan.base);
-  if (!baseHead) throw badInput('preflight_failed', `base "${plan.base}" does not name a commit in ${repo.root}`);
+  if (!baseHead)
+    throw badInput('preflight_failed', `base "${plan.base}" does not name a commit in ${repo.root}`);
   const branch = batchBranch(plan.batch);
   const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
   // A branch at the base with no record is what a start interrupted after creating it leaves.
   if (tip !== null && tip !== baseHead)
-    throw new LanesError('batch_exists', `branch ${branch} already exists (at ${tip.slice(0, 12)}); pick another batch id`, 2);
+    throw new LanesError(
+      'batch_exists',
+      `branch ${branch} already exists (at ${tip.slice(0, 12)}); pick another batch id`,
+      2,
+    );
   const checkedOut = (await listWorktrees(repo.root)).filter((w) => w.branch === branch);
   if (checkedOut.length)
-    throw new LanesError('batch_branch_checked_out', `batch_branch_checked_out: ${branch} is checked out in ${checkedOut[0]!.path}`, 2);
+    throw new LanesError(
+      'batch_branch_checked_out',
+      `batch_branch_checked_out: ${branch} is checked out in ${checkedOut[0]!.path}`,
+      2,
+    );
   return { baseHead, settings };
 }
 
@@ -54,14 +75,17 @@ export function describePlan(plan: Plan, p: Preflight): string {
   const lines = [
     `batch ${plan.batch}: ${plan.children.length} children in ${waves.length} waves from ${plan.base} (${p.baseHead.slice(0, 12)})`,
     `max_parallel ${p.settings.maxParallel}, budget ${p.settings.budget.max_children} children / ${p.settings.budget.qa_failure_limit} QA failures`,
-    ...waves.map((w, i) => `  wave ${i + 1}: ${w.map((c) => `${c.id} (${p.settings.executors[c.id]})`).join(', ')}`),
+    ...waves.map(
+      (w, i) => `  wave ${i + 1}: ${w.map((c) => `${c.id} (${p.settings.executors[c.id]})`).join(', ')}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** Asks y/N on the terminal; without one, --yes is required. */
 export async function askConfirmation(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY) throw badInput('usage', 'no terminal to confirm on: pass --yes to confirm the plan');
+  if (!process.stdin.isTTY)
+    throw badInput('usage', 'no terminal to confirm on: pass --yes to confirm the plan');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());
@@ -71,10 +95,18 @@ export async function askConfirmation(question: string): Promise<boolean> {
 }
 
 /** Writes the batch branch, the confirmed plan and the prepared record. */
-export async function createBatch(repo: RepoPaths, plan: Plan, p: Preflight, now: Date): Promise<BatchRecord> {
+export async function createBatch(
+  repo: RepoPaths,
+  plan: Plan,
+  p: Preflight,
+  now: Date,
+): Promise<BatchRecord> {
   const branch = batchBranch(plan.batch);
   const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
-  if (tip === null && !(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, '0'.repeat(p.baseHead.length))))
+  if (
+    tip === null &&
+    !(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, '0'.repeat(p.baseHead.length)))
+  )
     throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
   const files = new BatchFiles(repo.stateDir, plan.batch);
   files.writePlan(plan);
@@ -104,6 +136,10 @@ export async function createBatch(repo: RepoPaths, plan: Plan, p: Preflight, now
     updated_at: stamp,
   };
   files.writeRecord(record);
-  files.journal('batch-confirmed', { plan_digest: record.plan_digest, base_head: p.baseHead, children: plan.children.length });
+  files.journal('batch-confirmed', {
+    plan_digest: record.plan_digest,
+    base_head: p.baseHead,
+    children: plan.children.length,
+  });
   return record;
 }

@@ -3,7 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, ExitCode } from '../core/errors.js';
 import { planCheck } from './commands/plan-check.js';
+import { demoCommand } from './commands/demo.js';
+import { logCommand } from './commands/log.js';
+import { resumeCommand } from './commands/resume.js';
 import { startCommand } from './commands/start.js';
+import { waitCommand } from './commands/wait.js';
 import { status } from './commands/status.js';
 import { tickCommand } from './commands/tick.js';
 import type { CommandContext } from './context.js';
@@ -14,16 +18,19 @@ const HELP = `lanes — run a plan of coding tasks in parallel git worktrees
 
 usage: lanes [-C <dir>] <command> [options]
 
-  plan check <plan>            validate a plan and print its waves
-  status [<batch>] [--json]    show a batch record and its last report
-  start <plan> --yes --no-run  confirm a plan: batch branch, record, first report (the loop comes later)
-  resume [<batch>] ...         resume a stopped batch             (not in this version yet)
+  plan check <plan>                 validate a plan and print its waves
+  start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--no-run]
+                                    confirm a plan and run the batch to its end
+  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>]
+                                    go on with a stopped batch (--approve: the fresh confirmation)
   tick <batch> [--offer <child>=<path>] [--exited <child>[=<code>]] [--review <child>=approve|reject]
        [--approve [--replan <plan>]] [--json]
-                               run one core tick and print its report
-  log [<batch>] ...            show the journal                   (not in this version yet)
-  wait <batch> --until <s>     block until a batch state          (not in this version yet)
-  demo [--dir <dir>]           run the demo batch                 (not in this version yet)
+                                    run one core tick and print its report
+  status [<batch>] [--json]         show a batch record and its last report
+  log [<batch>] [--follow] [--json] show the journal
+  wait <batch> --until <state>[,<state>...] [--timeout S]
+                                    block until the batch reaches a state
+  demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
 
   -C <dir>       run as if lanes was started in <dir>
   -h, --help     this help
@@ -31,8 +38,6 @@ usage: lanes [-C <dir>] <command> [options]
 
 exit codes: 0 done, 2 bad input (nothing written), 3 stopped for a human, 4 failed, 1 unexpected error
 `;
-
-const LATER = new Set(['resume', 'log', 'wait', 'demo']);
 
 function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -87,11 +92,15 @@ export async function run(
       return tickCommand(context, rest);
     case 'start':
       return startCommand(context, rest);
+    case 'resume':
+      return resumeCommand(context, rest);
+    case 'log':
+      return logCommand(context, rest);
+    case 'wait':
+      return waitCommand(context, rest);
+    case 'demo':
+      return demoCommand(context, rest);
     default:
-      if (LATER.has(command)) {
-        ctx.stderr(`lanes ${command}: not in this version yet (see README.md)\n`);
-        return ExitCode.unexpected;
-      }
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }
 }

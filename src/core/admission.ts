@@ -36,7 +36,8 @@ export function decideAdmission(
   offeredThisTick: ReadonlySet<string>,
 ): AdmissionReason | null {
   if (!startableChildren(record, plan).includes(offer.task_id)) return 'batch_lane_unknown_child';
-  if (!facts.realpath || !facts.sameRepository || !facts.isWorktreeRoot) return 'batch_lane_foreign_repository';
+  if (!facts.realpath || !facts.sameRepository || !facts.isWorktreeRoot)
+    return 'batch_lane_foreign_repository';
   if (facts.realpath === coordinatorRoot) return 'batch_lane_is_coordinator';
   if (facts.branch !== laneBranch(record.batch_id, offer.task_id)) return 'batch_lane_branch_mismatch';
   if (facts.head !== expectedHead(record)) return 'batch_lane_base_mismatch';

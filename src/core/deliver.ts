@@ -78,9 +78,15 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
     ctx.park(child.task_id, `batch_integration_conflict: ${merged.conflicts.join(', ')}`);
     return true;
   }
-  const candidate = await git.integrationCommit(merged.tree, head, laneCommit, `Lanes-Lane-Commit: ${laneCommit}\n`);
+  const candidate = await git.integrationCommit(
+    merged.tree,
+    head,
+    laneCommit,
+    `Lanes-Lane-Commit: ${laneCommit}\n`,
+  );
   const reverify =
-    ctx.ports.integrationChecks === 'all' || !(await git.sameChange(lane.base_head, laneCommit, head, merged.tree));
+    ctx.ports.integrationChecks === 'all' ||
+    !(await git.sameChange(lane.base_head, laneCommit, head, merged.tree));
   if (reverify) {
     const failing = await verifyCandidate(ctx, child, candidate, head);
     if (failing.length > 0) {
@@ -99,7 +105,12 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
  * Runs, in a scratch checkout of the candidate, the acceptance checks of this child and
  * of every sibling integrated since this lane's base. Returns the failing "<task>:<check>" ids.
  */
-async function verifyCandidate(ctx: TickContext, child: ChildRecord, candidate: string, head: string): Promise<string[]> {
+async function verifyCandidate(
+  ctx: TickContext,
+  child: ChildRecord,
+  candidate: string,
+  head: string,
+): Promise<string[]> {
   const git = ctx.ports.git;
   const since = new Set((await git.commitsBetween(child.lane!.base_head, head)).map((c) => c.sha));
   const tasks = [
@@ -113,7 +124,12 @@ async function verifyCandidate(ctx: TickContext, child: ChildRecord, candidate: 
       const results = await ctx.ports.qa.runChecks(dir, checks, () => null);
       for (const r of results) if (r.exit_code !== 0 || r.timed_out) failing.push(`${task}:${r.id}`);
     }
-    ctx.journal(failing.length ? 'qa-failed' : 'qa-passed', { task: child.task_id, integration_check: true, tasks, failing });
+    ctx.journal(failing.length ? 'qa-failed' : 'qa-passed', {
+      task: child.task_id,
+      integration_check: true,
+      tasks,
+      failing,
+    });
     return failing;
   });
 }

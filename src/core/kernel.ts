@@ -16,6 +16,11 @@ const attemptSchema = z.strictObject({
   signal: z.string().nullable(),
   host: z.string(),
   pane_id: z.string().nullable(),
+  /** The exit wrapper's pid and /proc start time, to find a live executor after a restart. */
+  pid: z.number().int().nullable().default(null),
+  pid_start: z.string().nullable().default(null),
+  /** Where the exit wrapper writes the executor's status. */
+  status_path: z.string().nullable().default(null),
 });
 export type Attempt = z.output<typeof attemptSchema>;
 
@@ -97,17 +102,47 @@ export function failedQaCount(k: KernelRecord): number {
   return k.qa_runs.slice(k.qa_counted_from).filter((run) => !run.passed).length;
 }
 
-export function startAttempt(k: KernelRecord, host: string, paneId: string | null, now: string): KernelRecord {
+export interface AttemptStart {
+  host: string;
+  paneId: string | null;
+  pid: number | null;
+  pidStart: string | null;
+  statusPath: string | null;
+}
+
+export function startAttempt(k: KernelRecord, start: AttemptStart, now: string): KernelRecord {
   const attempt: Attempt = {
     n: k.attempts.length + 1,
     started_at: now,
     ended_at: null,
     exit_code: null,
     signal: null,
-    host,
-    pane_id: paneId,
+    host: start.host,
+    pane_id: start.paneId,
+    pid: start.pid,
+    pid_start: start.pidStart,
+    status_path: start.statusPath,
   };
-  return { ...k, attempts: [...k.attempts, attempt], updated_at: now };
+  return {
+    ...k,
+    next_obligation: k.next_obligation === 'review' ? 'review' : 'implement',
+    attempts: [...k.attempts, attempt],
+    updated_at: now,
+  };
+}
+
+/** The running attempt (started, no exit recorded), if any. */
+export function openAttempt(k: KernelRecord): Attempt | null {
+  const last = k.attempts.at(-1);
+  return last && last.ended_at === null ? last : null;
+}
+
+/** An attempt whose executor vanished without a recorded exit (lanes was gone meanwhile). */
+export function abandonAttempt(k: KernelRecord, now: string): KernelRecord {
+  const attempts = k.attempts.map((a, i) =>
+    i === k.attempts.length - 1 && a.ended_at === null ? { ...a, ended_at: now, signal: 'lost' } : a,
+  );
+  return { ...k, attempts, updated_at: now };
 }
 
 /** Records the end of the running attempt; the next obligation becomes QA. */
@@ -119,9 +154,21 @@ export function recordExit(
   if (k.lifecycle === 'done') return k;
   const attempts = [...k.attempts];
   const last = attempts.at(-1);
-  if (last && last.ended_at === null) attempts[attempts.length - 1] = { ...last, ended_at: now, exit_code: exit.code, signal: exit.signal };
+  if (last && last.ended_at === null)
+    attempts[attempts.length - 1] = { ...last, ended_at: now, exit_code: exit.code, signal: exit.signal };
   else
-    attempts.push({ n: attempts.length + 1, started_at: now, ended_at: now, exit_code: exit.code, signal: exit.signal, host: exit.host ?? 'external', pane_id: null });
+    attempts.push({
+      n: attempts.length + 1,
+      started_at: now,
+      ended_at: now,
+      exit_code: exit.code,
+      signal: exit.signal,
+      host: exit.host ?? 'external',
+      pane_id: null,
+      pid: null,
+      pid_start: null,
+      status_path: null,
+    });
   const next = k.next_obligation === 'review' ? 'review' : 'run_qa';
   return { ...k, attempts, next_obligation: next, updated_at: now };
 }
@@ -166,14 +213,23 @@ export function applyQa(k: KernelRecord, inputs: QaInputs, now: string): KernelR
       updated_at: now,
     };
   }
-  return { ...k, qa_runs, next_obligation: 'implement', rework_feedback: reworkFeedback(run), updated_at: now };
+  return {
+    ...k,
+    qa_runs,
+    next_obligation: 'implement',
+    rework_feedback: reworkFeedback(run),
+    updated_at: now,
+  };
 }
 
 export function reworkFeedback(run: QaRun): string {
   const parts: string[] = [`QA run ${run.n} failed.`];
-  if (run.empty_delivery) parts.push('No change was made in the lane: the task needs a change inside its scope.');
+  if (run.empty_delivery)
+    parts.push('No change was made in the lane: the task needs a change inside its scope.');
   if (run.outside_scope.length)
-    parts.push(`These paths are outside the task's scope; revert them:\n${run.outside_scope.map((p) => `  ${p}`).join('\n')}`);
+    parts.push(
+      `These paths are outside the task's scope; revert them:\n${run.outside_scope.map((p) => `  ${p}`).join('\n')}`,
+    );
   for (const check of run.checks) {
     if (check.exit_code === 0 && !check.timed_out) continue;
     const why = check.timed_out ? 'timed out' : `exited ${check.exit_code ?? 'without a code'}`;
@@ -183,10 +239,16 @@ export function reworkFeedback(run: QaRun): string {
 }
 
 /** A human's verdict on a lane waiting for review. */
-export function applyReview(k: KernelRecord, verdict: 'approved' | 'rejected', note: string | null, now: string): KernelRecord {
+export function applyReview(
+  k: KernelRecord,
+  verdict: 'approved' | 'rejected',
+  note: string | null,
+  now: string,
+): KernelRecord {
   if (k.next_obligation !== 'review') return k;
   const review = { ...k.review, verdict, at: now };
-  if (verdict === 'approved') return { ...k, review, lifecycle: 'done', next_obligation: 'none', updated_at: now };
+  if (verdict === 'approved')
+    return { ...k, review, lifecycle: 'done', next_obligation: 'none', updated_at: now };
   return {
     ...k,
     review: { ...review, verdict: null },
@@ -199,7 +261,12 @@ export function applyReview(k: KernelRecord, verdict: 'approved' | 'rejected', n
 /** After a human resumes a parked lane: look at it again, failures counted afresh. */
 export function reopenForQa(k: KernelRecord, now: string): KernelRecord {
   if (k.lifecycle === 'done') return k;
-  return { ...k, qa_counted_from: k.qa_runs.length, next_obligation: k.next_obligation === 'review' ? 'review' : 'run_qa', updated_at: now };
+  return {
+    ...k,
+    qa_counted_from: k.qa_runs.length,
+    next_obligation: k.next_obligation === 'review' ? 'review' : 'run_qa',
+    updated_at: now,
+  };
 }
 
 export type CheckSpec = AcceptanceCheck;

@@ -18,7 +18,8 @@ export type Lineage =
 export async function classifyLineage(git: GitPort, record: BatchRecord): Promise<Lineage> {
   const expected = expectedHead(record);
   const tip = await git.branchTip(record.branch);
-  if (tip === null) return { kind: 'broken', reason: `batch_head_lineage_broken: ${record.branch} does not exist` };
+  if (tip === null)
+    return { kind: 'broken', reason: `batch_head_lineage_broken: ${record.branch} does not exist` };
   if (tip === expected) return { kind: 'equal', head: tip };
   if (!(await git.isAncestor(expected, tip)))
     return {

@@ -13,9 +13,32 @@ export async function observeLanes(ctx: TickContext): Promise<void> {
   for (const child of ctx.record.children) {
     if (child.state === 'lane_admitted') enrollAdmitted(ctx, child.task_id);
   }
+  await runDueQa(ctx);
   for (const child of ctx.record.children) {
     if (child.state === 'enrolled') await observeEnrolled(ctx, ctx.child(child.task_id));
   }
+}
+
+/**
+ * QA for every lane whose executor has ended, all lanes at once: each runs its checks in
+ * its own worktree and writes only its own kernel record. The record moves afterwards,
+ * one child at a time, in observeEnrolled.
+ */
+async function runDueQa(ctx: TickContext): Promise<void> {
+  const due: Promise<KernelRecord>[] = [];
+  for (const child of ctx.record.children) {
+    if (child.state !== 'enrolled') continue;
+    const read = ctx.ports.store.readKernel(child.task_id);
+    if (
+      read.kind !== 'ok' ||
+      read.record.run_id !== child.lane!.run_id ||
+      read.record.next_obligation !== 'run_qa'
+    )
+      continue;
+    const look = await ctx.ports.git.lookAtLane(child.lane!.path);
+    if (look.present && look.branch === child.lane!.branch) due.push(runQa(ctx, child, read.record));
+  }
+  await Promise.all(due);
 }
 
 /** Enrolls an admitted child: a new kernel record with a new run id (or the one a crash left). */
@@ -57,17 +80,26 @@ async function observeEnrolled(ctx: TickContext, child: ChildRecord): Promise<vo
   const lane = child.lane!;
   const look = await ctx.ports.git.lookAtLane(lane.path);
   if (!look.present || look.branch !== lane.branch) {
-    ctx.park(taskId, `batch_lane_lost: ${lane.path} is ${look.present ? `on ${look.branch ?? 'a detached HEAD'}` : 'gone'}`);
+    ctx.park(
+      taskId,
+      `batch_lane_lost: ${lane.path} is ${look.present ? `on ${look.branch ?? 'a detached HEAD'}` : 'gone'}`,
+    );
     return;
   }
   const read = ctx.ports.store.readKernel(taskId);
   if (read.kind !== 'ok') {
-    ctx.park(taskId, `batch_lane_lost: kernel record ${read.kind === 'missing' ? 'is missing' : `is unreadable (${read.why})`}`);
+    ctx.park(
+      taskId,
+      `batch_lane_lost: kernel record ${read.kind === 'missing' ? 'is missing' : `is unreadable (${read.why})`}`,
+    );
     return;
   }
   let kernel: KernelRecord = read.record;
   if (kernel.run_id !== lane.run_id) {
-    ctx.park(taskId, `batch_lane_run_mismatch: recorded run ${lane.run_id}, lane kernel has ${kernel.run_id}`);
+    ctx.park(
+      taskId,
+      `batch_lane_run_mismatch: recorded run ${lane.run_id}, lane kernel has ${kernel.run_id}`,
+    );
     return;
   }
   if (kernel.next_obligation === 'run_qa') kernel = await runQa(ctx, child, kernel);

@@ -49,7 +49,11 @@ const scopeEntrySchema = z
 
 const childSchema = z.strictObject({
   id: idSchema,
-  goal: z.string().trim().min(1, { message: 'must not be empty' }).refine(noNul, { message: 'must not contain a NUL byte' }),
+  goal: z
+    .string()
+    .trim()
+    .min(1, { message: 'must not be empty' })
+    .refine(noNul, { message: 'must not contain a NUL byte' }),
   blocked_by: z.array(idSchema).default([]),
   scope: z.array(scopeEntrySchema).min(1),
   acceptance: z.array(checkSchema).min(1),

@@ -6,7 +6,8 @@ import type { Report } from './report.js';
 // The ports the core runner works through. Adapters: src/store (files), src/git (git
 // plumbing), src/hosts/check-runner (QA processes). Tests may pass their own.
 
-export type KernelRead = { kind: 'missing' } | { kind: 'unreadable'; why: string } | { kind: 'ok'; record: KernelRecord };
+export type KernelRead =
+  { kind: 'missing' } | { kind: 'unreadable'; why: string } | { kind: 'ok'; record: KernelRecord };
 
 export interface StorePort {
   readRecord(): BatchRecord;
@@ -61,7 +62,13 @@ export interface GitPort {
   lookAtLane(path: string): Promise<LaneLook>;
   changedPaths(lanePath: string, base: string): Promise<string[]>;
   findDelivery(lanePath: string, branch: string, ids: DeliveryIds): Promise<string | null>;
-  commitDelivery(lanePath: string, branch: string, paths: string[], goal: string, ids: DeliveryIds): Promise<string>;
+  commitDelivery(
+    lanePath: string,
+    branch: string,
+    paths: string[],
+    goal: string,
+    ids: DeliveryIds,
+  ): Promise<string>;
   syncLaneIndex(lanePath: string): Promise<void>;
   mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }>;
   /** True when head→tree changes exactly what base→laneCommit changes. */
@@ -73,7 +80,11 @@ export interface GitPort {
 }
 
 export interface QaPort {
-  runChecks(cwd: string, checks: readonly AcceptanceCheck[], logPathFor: (check: AcceptanceCheck) => string | null): Promise<CheckRun[]>;
+  runChecks(
+    cwd: string,
+    checks: readonly AcceptanceCheck[],
+    logPathFor: (check: AcceptanceCheck) => string | null,
+  ): Promise<CheckRun[]>;
 }
 
 export interface Clock {

@@ -40,12 +40,21 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
       });
     }
   }
-  if (ctx.record.batch_state === 'running' || ctx.record.batch_state === 'completed' || ctx.record.batch_state === 'needs_human') {
+  if (
+    ctx.record.batch_state === 'running' ||
+    ctx.record.batch_state === 'completed' ||
+    ctx.record.batch_state === 'needs_human'
+  ) {
     for (const child of ctx.record.children) {
       if (child.state !== 'integrated') continue;
       const look = await ctx.ports.git.lookAtLane(child.lane!.path);
       if (look.present && look.clean)
-        handoffs.push({ action: 'release', task_id: child.task_id, lane_branch: child.lane!.branch, lane_path: child.lane!.path });
+        handoffs.push({
+          action: 'release',
+          task_id: child.task_id,
+          lane_branch: child.lane!.branch,
+          lane_path: child.lane!.path,
+        });
     }
   }
   if (ctx.record.batch_state === 'running' || ctx.record.batch_state === 'prepared') {
@@ -58,9 +67,17 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
         base_head: expectedHead(ctx.record),
       });
     const inFlight = ctx.record.children.some((c) => IN_FLIGHT_STATES.has(c.state));
-    if (ctx.record.batch_state === 'running' && !inFlight && startable.length === 0 && !options.dispatchPaused) {
+    if (
+      ctx.record.batch_state === 'running' &&
+      !inFlight &&
+      startable.length === 0 &&
+      !options.dispatchPaused
+    ) {
       const parked = ctx.record.children.filter((c) => c.state === 'needs_human');
-      const next = parked.length > 0 || ctx.record.children.some((c) => c.state === 'skipped_blocked') ? 'needs_human' : 'budget_stopped';
+      const next =
+        parked.length > 0 || ctx.record.children.some((c) => c.state === 'skipped_blocked')
+          ? 'needs_human'
+          : 'budget_stopped';
       ctx.save(setBatchState(ctx.record, next));
       reason =
         next === 'needs_human'
@@ -70,7 +87,10 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     }
   }
   if (reason === null && ctx.record.batch_state === 'needs_human')
-    reason = ctx.record.children.filter((c) => c.state === 'needs_human').map((c) => `${c.task_id}: ${c.reason}`).join('; ');
+    reason = ctx.record.children
+      .filter((c) => c.state === 'needs_human')
+      .map((c) => `${c.task_id}: ${c.reason}`)
+      .join('; ');
 
   const report: Report = {
     batch_id: ctx.record.batch_id,

@@ -61,7 +61,10 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
     }
     if (kernel.kind !== 'ok' || kernel.record.run_id !== lane.run_id) {
       stillParked.push(child.task_id);
-      ctx.park(child.task_id, `batch_lane_run_mismatch: the lane's kernel record does not match run ${lane.run_id}`);
+      ctx.park(
+        child.task_id,
+        `batch_lane_run_mismatch: the lane's kernel record does not match run ${lane.run_id}`,
+      );
       continue;
     }
     if (lane.lane_commit) {

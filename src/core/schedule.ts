@@ -18,7 +18,9 @@ export function budgetSpent(record: BatchRecord): boolean {
 
 export function startableChildren(record: BatchRecord, plan: Plan): string[] {
   const scopeOf = new Map(plan.children.map((c) => [c.id, c.scope]));
-  const occupied = record.children.filter((c) => IN_FLIGHT_STATES.has(c.state)).map((c) => scopeOf.get(c.task_id) ?? ['**']);
+  const occupied = record.children
+    .filter((c) => IN_FLIGHT_STATES.has(c.state))
+    .map((c) => scopeOf.get(c.task_id) ?? ['**']);
   const budgetLeft = record.budget.max_children - childrenStarted(record);
   const picks: string[] = [];
   for (const child of record.children) {

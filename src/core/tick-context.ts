@@ -42,7 +42,9 @@ export class TickContext {
 
   /** Parks a child (its pending dependents become skipped_blocked) and persists. */
   park(taskId: string, reason: string): void {
-    const before = new Set(this.record.children.filter((c) => c.state === 'skipped_blocked').map((c) => c.task_id));
+    const before = new Set(
+      this.record.children.filter((c) => c.state === 'skipped_blocked').map((c) => c.task_id),
+    );
     this.save(park(this.record, taskId, reason));
     this.journal('parked', { task: taskId, reason });
     const skipped = this.record.children

@@ -38,6 +38,8 @@ export interface TickInput {
   reviews?: ReviewVerdict[];
   approval?: Approval;
   dispatchPaused?: boolean;
+  /** Lanes the steward could not set up: the pending child is parked with the reason. */
+  setupFailures?: { task_id: string; reason: string }[];
 }
 
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
@@ -55,7 +57,8 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   }
   if (input.approval) await applyApproval(ctx, input.approval);
-  if (ctx.record.batch_state === 'needs_human') return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  if (ctx.record.batch_state === 'needs_human')
+    return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   if (ctx.record.batch_state === 'prepared') {
     ctx.save(setBatchState(ctx.record, 'running'));
   }
@@ -106,11 +109,18 @@ function recordNotices(ctx: TickContext, input: TickInput): void {
     ctx.ports.store.writeKernel(recordExit(read.record, exit, ctx.now()));
     ctx.journal('executor-exited', { task: exit.task_id, code: exit.code, signal: exit.signal });
   }
+  for (const failure of input.setupFailures ?? []) {
+    if (ctx.record.children.find((c) => c.task_id === failure.task_id)?.state === 'pending')
+      ctx.park(failure.task_id, failure.reason);
+  }
   for (const review of input.reviews ?? []) {
     const read = ctx.ports.store.readKernel(review.task_id);
     if (read.kind !== 'ok') continue;
     ctx.ports.store.writeKernel(applyReview(read.record, review.verdict, review.note ?? null, ctx.now()));
-    ctx.journal(review.verdict === 'approved' ? 'qa-passed' : 'qa-failed', { task: review.task_id, review: review.verdict });
+    ctx.journal(review.verdict === 'approved' ? 'qa-passed' : 'qa-failed', {
+      task: review.task_id,
+      review: review.verdict,
+    });
   }
 }
 

@@ -51,7 +51,14 @@ export async function commitInfo(cwd: string, sha: string): Promise<CommitInfo> 
 
 /** Commits reachable from `to` but not from `from`, oldest first. */
 export async function commitsBetween(cwd: string, from: string, to: string): Promise<CommitInfo[]> {
-  const out = await git(cwd, ['log', '--reverse', '--topo-order', `--format=${FORMAT}`, `${from}..${to}`, '--']);
+  const out = await git(cwd, [
+    'log',
+    '--reverse',
+    '--topo-order',
+    `--format=${FORMAT}`,
+    `${from}..${to}`,
+    '--',
+  ]);
   return parseCommits(out.stdout);
 }
 
@@ -73,7 +80,17 @@ export async function commitMessage(cwd: string, sha: string): Promise<string> {
 
 /** What a change does, path by path: "<mode> <blob>" of the new side ("0 deleted" for a deletion). */
 export async function changeIdentity(cwd: string, from: string, to: string): Promise<Map<string, string>> {
-  const out = await git(cwd, ['diff-tree', '-r', '-z', '--raw', '--no-renames', '--no-ext-diff', '--no-commit-id', from, to]);
+  const out = await git(cwd, [
+    'diff-tree',
+    '-r',
+    '-z',
+    '--raw',
+    '--no-renames',
+    '--no-ext-diff',
+    '--no-commit-id',
+    from,
+    to,
+  ]);
   const parts = splitNul(out.stdout);
   const map = new Map<string, string>();
   for (let i = 0; i + 1 < parts.length; i += 2) {
@@ -94,7 +111,8 @@ export function sameChange(a: Map<string, string>, b: Map<string, string>): bool
 export async function identityEnv(cwd: string): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   const author = await git(cwd, ['var', 'GIT_AUTHOR_IDENT'], { okCodes: [128] });
-  if (author.exitCode !== 0) Object.assign(env, { GIT_AUTHOR_NAME: 'lanes', GIT_AUTHOR_EMAIL: 'lanes@localhost' });
+  if (author.exitCode !== 0)
+    Object.assign(env, { GIT_AUTHOR_NAME: 'lanes', GIT_AUTHOR_EMAIL: 'lanes@localhost' });
   const committer = await git(cwd, ['var', 'GIT_COMMITTER_IDENT'], { okCodes: [128] });
   if (committer.exitCode !== 0)
     Object.assign(env, { GIT_COMMITTER_NAME: 'lanes', GIT_COMMITTER_EMAIL: 'lanes@localhost' });

@@ -35,7 +35,11 @@ function matches(trailers: Record<string, string>, t: DeliveryTrailers): boolean
 }
 
 /** The delivery commit already at the lane branch tip (a crash after committing), or null. */
-export async function findDelivery(lanePath: string, branch: string, t: DeliveryTrailers): Promise<string | null> {
+export async function findDelivery(
+  lanePath: string,
+  branch: string,
+  t: DeliveryTrailers,
+): Promise<string | null> {
   const tip = await resolveCommit(lanePath, `refs/heads/${branch}`);
   if (!tip || tip === t.base) return null;
   const info = await commitInfo(lanePath, tip);

@@ -17,7 +17,11 @@ export class GitError extends LanesError {
     readonly gitExitCode: number | undefined,
     readonly stderr: string,
   ) {
-    super('git_failed', `git ${args.join(' ')} failed (${gitExitCode ?? 'did not run'}): ${stderr.trim()}`, 1);
+    super(
+      'git_failed',
+      `git ${args.join(' ')} failed (${gitExitCode ?? 'did not run'}): ${stderr.trim()}`,
+      1,
+    );
   }
 }
 
@@ -39,7 +43,11 @@ export interface GitOptions {
 }
 
 /** Runs git in `cwd`; rejects with GitError unless the exit code is 0 or in `okCodes`. */
-export async function git(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
+export async function git(
+  cwd: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<GitResult> {
   const result = await execa('git', [...BASE_ARGS, ...args], {
     cwd,
     reject: false,
@@ -56,7 +64,11 @@ export async function git(cwd: string, args: readonly string[], options: GitOpti
 }
 
 /** stdout with the final newline trimmed. */
-export async function gitLine(cwd: string, args: readonly string[], options: GitOptions = {}): Promise<string> {
+export async function gitLine(
+  cwd: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): Promise<string> {
   return (await git(cwd, args, options)).stdout.replace(/\n$/, '');
 }
 

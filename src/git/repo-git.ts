@@ -65,7 +65,13 @@ export class RepoGit implements GitPort {
     return findDelivery(lanePath, branch, ids);
   }
 
-  commitDelivery(lanePath: string, branch: string, paths: string[], goal: string, ids: DeliveryIds): Promise<string> {
+  commitDelivery(
+    lanePath: string,
+    branch: string,
+    paths: string[],
+    goal: string,
+    ids: DeliveryIds,
+  ): Promise<string> {
     return commitDelivery(lanePath, branch, paths, goal, ids);
   }
 
@@ -74,9 +80,13 @@ export class RepoGit implements GitPort {
   }
 
   async mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {
-    const out = await git(this.root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', head, laneCommit], {
-      okCodes: [1],
-    });
+    const out = await git(
+      this.root,
+      ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', head, laneCommit],
+      {
+        okCodes: [1],
+      },
+    );
     const [tree = '', ...paths] = splitNul(out.stdout.replace(/\n$/, ''));
     if (out.exitCode === 0) return { tree: tree.trim() };
     return { conflicts: [...new Set(paths.map((p) => p.trim()).filter(Boolean))] };
@@ -88,7 +98,12 @@ export class RepoGit implements GitPort {
     return sameChange(lane, candidate);
   }
 
-  async integrationCommit(tree: string, parent: string, laneCommit: string, extraTrailers: string): Promise<string> {
+  async integrationCommit(
+    tree: string,
+    parent: string,
+    laneCommit: string,
+    extraTrailers: string,
+  ): Promise<string> {
     const author = await commitAuthor(this.root, laneCommit);
     const message = `${(await commitMessage(this.root, laneCommit)).replace(/\n+$/, '')}\n${extraTrailers}`;
     const env = {

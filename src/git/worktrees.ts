@@ -19,7 +19,8 @@ export async function listWorktrees(cwd: string): Promise<WorktreeEntry[]> {
       current = { path: field.slice('worktree '.length), head: null, branch: null };
       entries.push(current);
     } else if (current && field.startsWith('HEAD ')) current.head = field.slice(5);
-    else if (current && field.startsWith('branch ')) current.branch = field.slice(7).replace(/^refs\/heads\//, '');
+    else if (current && field.startsWith('branch '))
+      current.branch = field.slice(7).replace(/^refs\/heads\//, '');
   }
   return entries;
 }
@@ -43,12 +44,23 @@ export interface LaneFacts {
 }
 
 export async function inspectLane(path: string, commonDir: string): Promise<LaneFacts> {
-  const none: LaneFacts = { realpath: null, sameRepository: false, isWorktreeRoot: false, branch: null, head: null, clean: false };
+  const none: LaneFacts = {
+    realpath: null,
+    sameRepository: false,
+    isWorktreeRoot: false,
+    branch: null,
+    head: null,
+    clean: false,
+  };
   const real = realpathOrNull(path);
   if (real === null) return none;
-  const info = await git(real, ['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'], {
-    okCodes: [128],
-  });
+  const info = await git(
+    real,
+    ['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'],
+    {
+      okCodes: [128],
+    },
+  );
   if (info.exitCode !== 0) return { ...none, realpath: real };
   const [common = '', top = ''] = info.stdout.trim().split('\n');
   const sameRepository = realpathOrNull(common) === realpathOrNull(commonDir);
@@ -66,7 +78,13 @@ export async function inspectLane(path: string, commonDir: string): Promise<Lane
 }
 
 export async function isClean(path: string): Promise<boolean> {
-  const out = await git(path, ['status', '--porcelain', '-z', '--untracked-files=all', '--ignore-submodules=none']);
+  const out = await git(path, [
+    'status',
+    '--porcelain',
+    '-z',
+    '--untracked-files=all',
+    '--ignore-submodules=none',
+  ]);
   return out.stdout === '';
 }
 
@@ -76,7 +94,15 @@ export async function isClean(path: string): Promise<boolean> {
  */
 export async function changedPaths(lanePath: string, base: string): Promise<string[]> {
   if (!existsSync(lanePath)) return [];
-  const tracked = await git(lanePath, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', base, '--']);
+  const tracked = await git(lanePath, [
+    'diff',
+    '--name-only',
+    '-z',
+    '--no-renames',
+    '--no-ext-diff',
+    base,
+    '--',
+  ]);
   const untracked = await git(lanePath, ['ls-files', '--others', '--exclude-standard', '-z']);
   return [...new Set([...splitNul(tracked.stdout), ...splitNul(untracked.stdout)])].sort();
 }

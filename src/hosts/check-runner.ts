@@ -13,7 +13,11 @@ import type { AcceptanceCheck } from '../core/plan.js';
 const LOG_LIMIT_BYTES = 1024 * 1024;
 const TAIL_BYTES = 16 * 1024;
 
-export async function runCheck(cwd: string, check: AcceptanceCheck, logPath: string | null): Promise<CheckRun> {
+export async function runCheck(
+  cwd: string,
+  check: AcceptanceCheck,
+  logPath: string | null,
+): Promise<CheckRun> {
   const [file, ...args] = typeof check.run === 'string' ? ['sh', '-c', check.run] : check.run;
   const started = Date.now();
   let fd: number | null = null;

@@ -36,7 +36,8 @@ export class BatchFiles implements StorePort {
 
   readRecord(): BatchRecord {
     const record = this.store.read(this.batchId);
-    if (!record) throw new LanesError('state_missing', `no batch named "${this.batchId}" in this repository`, 2);
+    if (!record)
+      throw new LanesError('state_missing', `no batch named "${this.batchId}" in this repository`, 2);
     return record;
   }
 
@@ -47,7 +48,8 @@ export class BatchFiles implements StorePort {
   /** The plan as confirmed; its digest must match the record's. */
   readPlan(): Plan {
     const text = readStateFile(this.stateDir, this.planPath);
-    if (text === null) throw new LanesError('state_invalid', `the confirmed plan ${this.planPath} is missing`, 2);
+    if (text === null)
+      throw new LanesError('state_invalid', `the confirmed plan ${this.planPath} is missing`, 2);
     const plan = parsePlanText(text, this.planPath);
     const record = this.store.read(this.batchId);
     if (record && planDigest(plan) !== record.plan_digest)

@@ -1,4 +1,5 @@
-import { readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { rmSync, unlinkSync } from 'node:fs';
+import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -24,27 +25,9 @@ const holderSchema = z.object({
 });
 export type LockHolder = z.output<typeof holderSchema>;
 
-/** The kernel's start time of a process (clock ticks since boot), to tell pid reuse apart. */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (comm) may hold spaces and parentheses: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 function isAlive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true; // cannot see another host's processes: assume alive
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-  }
-  const start = processStartTime(holder.pid);
-  return holder.start_time === null || start === null || start === holder.start_time;
+  return isSameProcessAlive(holder.pid, holder.start_time);
 }
 
 export interface BatchLock {

@@ -45,7 +45,15 @@ export class TaskStore {
   write(record: KernelRecord): void {
     const parsed = kernelRecordSchema.safeParse(record);
     if (!parsed.success)
-      throw new LanesError('state_invalid', `kernel record for ${record.task_id} is invalid: ${formatIssues(parsed.error).join('; ')}`, 1);
-    writeStateFileAtomic(this.stateDir, this.path(record.task_id), `${JSON.stringify(parsed.data, null, 2)}\n`);
+      throw new LanesError(
+        'state_invalid',
+        `kernel record for ${record.task_id} is invalid: ${formatIssues(parsed.error).join('; ')}`,
+        1,
+      );
+    writeStateFileAtomic(
+      this.stateDir,
+      this.path(record.task_id),
+      `${JSON.stringify(parsed.data, null, 2)}\n`,
+    );
   }
 }

@@ -36,7 +36,11 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
   }
 }
 
-export async function startBatch(repoDir: string, planYaml: string, overrides: { portsPatch?: Partial<TickPorts> } = {}): Promise<Driver> {
+export async function startBatch(
+  repoDir: string,
+  planYaml: string,
+  overrides: { portsPatch?: Partial<TickPorts> } = {},
+): Promise<Driver> {
   const plan = parsePlanText(planYaml, 'plan.yaml');
   const repo = await findRepo(repoDir);
   const checked = await preflight(repo, plan, {});
@@ -59,7 +63,8 @@ export async function startBatch(repoDir: string, planYaml: string, overrides: {
     provisionAll: async (report) => {
       const offers = [];
       for (const h of report.handoffs)
-        if (h.action === 'provision') offers.push({ task_id: h.task_id, path: await driver.provision(h.task_id, h.base_head) });
+        if (h.action === 'provision')
+          offers.push({ task_id: h.task_id, path: await driver.provision(h.task_id, h.base_head) });
       return driver.tick({ offers });
     },
     release: async (taskId) => {

@@ -9,10 +9,12 @@ import { batchPorts } from '../batch-ports.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
+import { chooseHost, parseHost, runBatch } from '../run-batch.js';
 
-const USAGE = 'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--no-run]';
+const USAGE =
+  'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--no-run]';
 
-/** `lanes start <plan>`: confirm the plan, create the batch; with --no-run, stop at the first report. */
+/** `lanes start <plan>`: confirm the plan, create the batch, and run it (or, with --no-run, print the first report). */
 export async function startCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'start',
@@ -30,31 +32,35 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   );
   const file = positionals[0];
   if (!file) throw badInput('usage', USAGE);
-  if (values.host !== undefined && !['pty', 'herdr', 'headless'].includes(values.host))
-    throw badInput('usage', `lanes start: --host must be pty, herdr or headless, got "${values.host}"`);
+  const host = parseHost(values.host);
   const parallel = positiveIntArg('start', 'parallel', values.parallel);
-  const plan = loadPlan(resolve(ctx.cwd, file));
+  const loaded = loadPlan(resolve(ctx.cwd, file));
+  // --executor becomes the plan's default executor, so a resume runs the same executors.
+  const plan = values.executor ? { ...loaded, executor: values.executor } : loaded;
   const repo = await findRepo(ctx.cwd);
-  const checked = await preflight(repo, plan, {
-    ...(parallel !== undefined ? { parallel } : {}),
-    ...(values.executor !== undefined ? { executor: values.executor } : {}),
-  });
+  const checked = await preflight(repo, plan, parallel !== undefined ? { parallel } : {});
   if (!values.json) ctx.stderr(describePlan(plan, checked));
   if (!values.yes && !(await askConfirmation('Start this batch? [y/N] '))) {
     ctx.stderr('not confirmed; nothing was written\n');
     return 2;
   }
-  if (!values['no-run']) {
-    ctx.stderr('lanes start: the coordinator loop is not in this version yet; use --no-run and lanes tick\n');
-    return 1;
-  }
-  const lock = await acquireBatchLock(repo.stateDir, plan.batch, ['lanes', 'start', ...argv].join(' '));
+  const command = ['lanes', 'start', ...argv].join(' ');
+  const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
   try {
     await createBatch(repo, plan, checked, new Date());
-    const report = await currentReport(batchPorts(repo, plan.batch));
-    ctx.stdout(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
-    return 0;
-  } finally {
+  } catch (error) {
     await lock.release();
+    throw error;
   }
+  if (values['no-run']) {
+    try {
+      const report = await currentReport(batchPorts(repo, plan.batch));
+      ctx.stdout(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
+      return 0;
+    } finally {
+      await lock.release();
+    }
+  }
+  // The TUI is not in this version: without --headless the run is headless with a progress line per event.
+  return runBatch(ctx, { repo, batchId: plan.batch, host: chooseHost(host, false), command, lock });
 }

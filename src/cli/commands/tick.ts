@@ -20,22 +20,30 @@ export function parseOffer(text: string): LaneOffer {
   const eq = text.indexOf('=');
   const taskId = eq < 0 ? text : text.slice(0, eq);
   const path = eq < 0 ? '' : text.slice(eq + 1);
-  if (!ID_PATTERN.test(taskId)) throw badInput('usage', `--offer ${text.slice(0, 80)}: "${taskId.slice(0, 80)}" is not a child id`);
+  if (!ID_PATTERN.test(taskId))
+    throw badInput('usage', `--offer ${text.slice(0, 80)}: "${taskId.slice(0, 80)}" is not a child id`);
   if (path === '') throw badInput('usage', `--offer ${taskId}: expected ${taskId}=<absolute lane path>`);
   if (path.includes('\0')) throw badInput('usage', `--offer ${taskId}: the path contains a NUL byte`);
-  if (path.length > MAX_LANE_PATH) throw badInput('usage', `--offer ${taskId}: the path is longer than ${MAX_LANE_PATH} characters`);
-  if (!isAbsolute(path)) throw badInput('usage', `--offer ${taskId}: the lane path must be absolute, got "${path}"`);
+  if (path.length > MAX_LANE_PATH)
+    throw badInput('usage', `--offer ${taskId}: the path is longer than ${MAX_LANE_PATH} characters`);
+  if (!isAbsolute(path))
+    throw badInput('usage', `--offer ${taskId}: the lane path must be absolute, got "${path}"`);
   return { task_id: taskId, path };
 }
 
 /** `--exited <child>[=<code>|=<SIGNAL>]`. */
 export function parseExited(text: string): ExitNotice {
   const [taskId = '', value] = text.split('=', 2);
-  if (!ID_PATTERN.test(taskId)) throw badInput('usage', `--exited ${text.slice(0, 80)}: "${taskId.slice(0, 80)}" is not a child id`);
+  if (!ID_PATTERN.test(taskId))
+    throw badInput('usage', `--exited ${text.slice(0, 80)}: "${taskId.slice(0, 80)}" is not a child id`);
   if (value === undefined || value === '') return { task_id: taskId, code: null, signal: null };
-  if (/^\d{1,3}$/.test(value) && Number(value) <= 255) return { task_id: taskId, code: Number(value), signal: null };
+  if (/^\d{1,3}$/.test(value) && Number(value) <= 255)
+    return { task_id: taskId, code: Number(value), signal: null };
   if (/^SIG[A-Z0-9]+$/.test(value)) return { task_id: taskId, code: null, signal: value };
-  throw badInput('usage', `--exited ${taskId}: expected an exit code 0-255 or a signal name, got "${value.slice(0, 80)}"`);
+  throw badInput(
+    'usage',
+    `--exited ${taskId}: expected an exit code 0-255 or a signal name, got "${value.slice(0, 80)}"`,
+  );
 }
 
 function parseReview(text: string): ReviewVerdict {
@@ -61,8 +69,13 @@ export async function tickCommand(ctx: CommandContext, argv: string[]): Promise<
     1,
   );
   const batchId = batchIdArg('tick', positionals[0]);
-  if (!batchId) throw badInput('usage', 'usage: lanes tick <batch> [--offer <child>=<path>] [--exited <child>[=<code>]] [--json]');
-  if (values.replan && !values.approve) throw badInput('usage', 'lanes tick: --replan needs --approve (a fresh confirmation)');
+  if (!batchId)
+    throw badInput(
+      'usage',
+      'usage: lanes tick <batch> [--offer <child>=<path>] [--exited <child>[=<code>]] [--json]',
+    );
+  if (values.replan && !values.approve)
+    throw badInput('usage', 'lanes tick: --replan needs --approve (a fresh confirmation)');
   const input: TickInput = {
     offers: (values.offer ?? []).map(parseOffer),
     exited: (values.exited ?? []).map(parseExited),
@@ -81,7 +94,10 @@ export async function tickCommand(ctx: CommandContext, argv: string[]): Promise<
 
   if (input.approval) {
     if (!(Date.parse(input.approval.confirmationTime) > Date.parse(record.confirmation_time)))
-      throw badInput('usage', `lanes tick --approve: the confirmation is not later than the recorded ${record.confirmation_time}`);
+      throw badInput(
+        'usage',
+        `lanes tick --approve: the confirmation is not later than the recorded ${record.confirmation_time}`,
+      );
     if (input.approval.replan) checkReplan(ports.store.readPlan(), input.approval.replan);
   }
   const lock = await acquireBatchLock(repo.stateDir, batchId, ['lanes', 'tick', ...argv].join(' '));

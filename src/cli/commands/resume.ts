@@ -1,0 +1,78 @@
+import { resolve } from 'node:path';
+import { badInput } from '../../core/errors.js';
+import { loadPlan } from '../../core/plan.js';
+import { TERMINAL_BATCH_STATES } from '../../core/record.js';
+import { checkReplan } from '../../core/resume.js';
+import type { Approval } from '../../core/resume.js';
+import { BatchStore } from '../../store/batch-store.js';
+import { findRepo } from '../../store/state-dir.js';
+import { batchIdArg, parseCommand } from '../args.js';
+import { batchPorts } from '../batch-ports.js';
+import type { CommandContext } from '../context.js';
+import { formatReport } from '../print-report.js';
+import { chooseHost, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
+
+/** The batch a command means when none is named: the only one that has not ended. */
+export function defaultBatch(store: BatchStore, command: string): string {
+  const open = store.list().filter((id) => !TERMINAL_BATCH_STATES.has(store.read(id)!.batch_state));
+  if (open.length === 1) return open[0]!;
+  if (open.length === 0) throw badInput('usage', `lanes ${command}: no batch to ${command} here; name one`);
+  throw badInput('usage', `lanes ${command}: several batches have not ended (${open.join(', ')}); name one`);
+}
+
+/** `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>]` */
+export async function resumeCommand(ctx: CommandContext, argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(
+    'resume',
+    argv,
+    {
+      headless: { type: 'boolean' },
+      host: { type: 'string' },
+      approve: { type: 'boolean' },
+      replan: { type: 'string' },
+    },
+    1,
+  );
+  const host = parseHost(values.host);
+  if (values.replan && !values.approve)
+    throw badInput('usage', 'lanes resume: --replan needs --approve (a fresh confirmation)');
+  const repo = await findRepo(ctx.cwd);
+  const store = new BatchStore(repo.stateDir);
+  const batchId = batchIdArg('resume', positionals[0]) ?? defaultBatch(store, 'resume');
+  const ports = batchPorts(repo, batchId);
+  const record = ports.store.readRecord();
+  if (TERMINAL_BATCH_STATES.has(record.batch_state)) {
+    const report = store.readReport(batchId);
+    if (report) ctx.stdout(formatReport(report));
+    ctx.stderr(`lanes: batch ${batchId} has ended (${record.batch_state}); nothing to resume\n`);
+    return exitCodeFor({ state: record.batch_state, paused: false, waitingForReview: [], report: report! });
+  }
+  let approval: Approval | undefined;
+  if (values.approve) {
+    approval = { confirmationTime: new Date().toISOString() };
+    if (!(Date.parse(approval.confirmationTime) > Date.parse(record.confirmation_time)))
+      throw badInput(
+        'usage',
+        `lanes resume --approve: the clock is not past the recorded confirmation ${record.confirmation_time}`,
+      );
+    if (values.replan) {
+      approval.replan = loadPlan(resolve(ctx.cwd, values.replan));
+      checkReplan(ports.store.readPlan(), approval.replan);
+    }
+  } else if (record.batch_state === 'needs_human') {
+    const report = store.readReport(batchId);
+    if (report) ctx.stdout(formatReport(report));
+    ctx.stderr(
+      `lanes: batch ${batchId} needs a human; inspect the parked lanes, then: lanes resume ${batchId} --approve\n`,
+    );
+    return 3;
+  }
+  const command = ['lanes', 'resume', ...argv].join(' ');
+  return runBatch(ctx, {
+    repo,
+    batchId,
+    host: chooseHost(host, false),
+    command,
+    ...(approval ? { approval } : {}),
+  });
+}

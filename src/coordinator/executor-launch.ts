@@ -1,0 +1,63 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExecutorProfile } from '../core/config.js';
+import type { PlanChild } from '../core/plan.js';
+
+// What an executor is told and how it is started: the prompt (goal, scope, acceptance,
+// the rules, the rework feedback) written outside the work tree, and the profile's argv
+// template filled in argument by argument — nothing is ever re-split by a shell.
+
+export interface PromptInput {
+  batchId: string;
+  child: PlanChild;
+  lanePath: string;
+  attempt: number;
+  reworkFeedback: string | null;
+}
+
+export function buildPrompt(input: PromptInput): string {
+  const { child } = input;
+  const checks = child.acceptance.map(
+    (a) => `- ${a.id}: ${typeof a.run === 'string' ? a.run : JSON.stringify(a.run)}`,
+  );
+  const parts = [
+    `# Task ${child.id} (batch ${input.batchId}, attempt ${input.attempt})`,
+    `Goal: ${child.goal}`,
+    `You work in ${input.lanePath}, a git worktree of its own.`,
+    `Change only paths inside this scope:\n${child.scope.map((s) => `- ${s}`).join('\n')}`,
+    `When you exit, lanes runs these acceptance checks in the worktree; the task is done only when all pass:\n${checks.join('\n')}`,
+    'Do not commit, and do not change anything outside the scope: lanes commits your work itself, and changes outside the scope fail the task.',
+  ];
+  if (child.prompt) parts.push(child.prompt);
+  if (input.reworkFeedback) parts.push(`## The previous attempt did not pass\n${input.reworkFeedback}`);
+  return `${parts.join('\n\n')}\n`;
+}
+
+export function writePromptFile(logDir: string, attempt: number, prompt: string): string {
+  mkdirSync(logDir, { recursive: true });
+  const path = join(logDir, `prompt-${attempt}.md`);
+  writeFileSync(path, prompt);
+  return path;
+}
+
+export interface TemplateValues {
+  prompt: string;
+  prompt_file: string;
+  task: string;
+  lane: string;
+  run: string;
+  model?: string;
+  effort?: string;
+}
+
+const PLACEHOLDER = /\{(prompt_file|prompt|task|lane|run|model|effort)\}/g;
+
+/** Fills `{...}` placeholders inside each argument; an argument stays one argument. */
+export function fillArgv(profile: ExecutorProfile, values: TemplateValues): string[] {
+  const all: Record<string, string> = {
+    ...values,
+    model: values.model ?? profile.model ?? '',
+    effort: values.effort ?? profile.effort ?? '',
+  };
+  return profile.argv.map((arg) => arg.replace(PLACEHOLDER, (_, key: string) => all[key] ?? ''));
+}

@@ -1,0 +1,115 @@
+import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Config } from '../core/config.js';
+import { crashPoint } from '../core/crash.js';
+import type { Handoff } from '../core/report.js';
+import type { AcceptanceCheck } from '../core/plan.js';
+import { isAncestor, resolveCommit } from '../git/commits.js';
+import { git } from '../git/git.js';
+import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
+import { runCheck } from '../hosts/check-runner.js';
+
+// The steward creates and removes lane worktrees when a tick asks (SPEC §7). It never
+// deletes work that is not integrated: a worktree goes only when it is clean and its
+// integration commit is on the batch branch.
+
+export type ProvisionResult =
+  { kind: 'offer'; taskId: string; path: string } | { kind: 'failed'; taskId: string; reason: string };
+
+export class Steward {
+  constructor(
+    private readonly repoRoot: string,
+    private readonly batchId: string,
+    private readonly config: Config,
+    private readonly logDirFor: (taskId: string) => string,
+  ) {}
+
+  /** Where a child's lane lives: the configured lanes root with {repo}, {batch}, {child} filled. */
+  lanePath(taskId: string): string {
+    const template = this.config.lanes_root;
+    const filled = template
+      .replaceAll('{repo}', basename(this.repoRoot))
+      .replaceAll('{batch}', this.batchId)
+      .replaceAll('{child}', taskId);
+    const path = resolve(this.repoRoot, filled);
+    return template.includes('{child}') ? path : join(path, taskId);
+  }
+
+  async provision(h: Extract<Handoff, { action: 'provision' }>): Promise<ProvisionResult> {
+    const path = this.lanePath(h.task_id);
+    const failed = (reason: string): ProvisionResult => ({
+      kind: 'failed',
+      taskId: h.task_id,
+      reason: `lane setup failed: ${reason}`,
+    });
+    const existing = (await listWorktrees(this.repoRoot)).find(
+      (w) => realpathOrNull(w.path) === realpathOrNull(path),
+    );
+    if (existing) {
+      // A lane made before a crash and never admitted: reuse it when it is clean and unused.
+      if (existing.branch !== h.lane_branch)
+        return failed(`${path} is a worktree on ${existing.branch ?? 'a detached HEAD'}`);
+      if (!(await isClean(path))) return failed(`${path} already exists with changes in it`);
+      if (existing.head !== h.base_head) {
+        const moved = await this.moveToBase(path, h.base_head);
+        if (!moved) return failed(`${path} already exists with commits of its own`);
+      }
+    } else {
+      if (existsSync(path)) return failed(`${path} exists and is not a worktree of this repository`);
+      mkdirSync(dirname(path), { recursive: true });
+      const branchTip = await resolveCommit(this.repoRoot, `refs/heads/${h.lane_branch}`);
+      if (branchTip !== null && !(await isAncestor(this.repoRoot, branchTip, h.base_head)))
+        return failed(`branch ${h.lane_branch} already exists with commits that are not on the batch branch`);
+      const args = branchTip === null ? ['-b', h.lane_branch] : ['-B', h.lane_branch];
+      const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...args, path, h.base_head], {
+        okCodes: [128, 255],
+      });
+      if (add.exitCode !== 0) return failed(add.stderr.trim());
+      crashPoint('after-worktree-add');
+    }
+    for (const file of this.config.copy_files) {
+      const from = join(this.repoRoot, file);
+      if (existsSync(from) && statSync(from).isFile()) {
+        mkdirSync(dirname(join(path, file)), { recursive: true });
+        copyFileSync(from, join(path, file));
+      }
+    }
+    for (const [i, command] of this.config.setup.entries()) {
+      const check: AcceptanceCheck = { id: `setup-${i + 1}`, run: command, timeout_ms: 30 * 60_000 };
+      const result = await runCheck(path, check, join(this.logDirFor(h.task_id), `setup-${i + 1}.log`));
+      if (result.exit_code !== 0)
+        return failed(
+          `setup command ${i + 1} ${result.timed_out ? 'timed out' : `exited ${result.exit_code}`}:\n${result.tail}`,
+        );
+    }
+    return { kind: 'offer', taskId: h.task_id, path };
+  }
+
+  /** Moves a clean, unused lane to a new base on its own branch (after batch_lane_base_mismatch). */
+  async moveToBase(path: string, base: string): Promise<boolean> {
+    if (!(await isClean(path))) return false;
+    const head = await resolveCommit(path, 'HEAD');
+    if (head === null || !(await isAncestor(path, head, base))) return false;
+    await git(path, ['reset', '--hard', '--quiet', base]);
+    return true;
+  }
+
+  /** Removes an integrated lane: only when clean and its commit is on the batch branch tip. */
+  async release(
+    h: Extract<Handoff, { action: 'release' }>,
+    integrationCommit: string,
+    batchBranch: string,
+  ): Promise<string | null> {
+    if (!existsSync(h.lane_path)) return null;
+    if (!(await isClean(h.lane_path))) return `lane ${h.lane_path} has changes: kept`;
+    const tip = await resolveCommit(this.repoRoot, `refs/heads/${batchBranch}`);
+    if (tip === null || !(await isAncestor(this.repoRoot, integrationCommit, tip)))
+      return `the integration of ${h.task_id} is not on ${batchBranch}: lane kept`;
+    const removed = await git(this.repoRoot, ['worktree', 'remove', h.lane_path], { okCodes: [128] });
+    if (removed.exitCode !== 0) return `git worktree remove failed: ${removed.stderr.trim()}`;
+    crashPoint('after-worktree-remove');
+    if (!this.config.keep_lane_branches)
+      await git(this.repoRoot, ['branch', '-D', '--quiet', h.lane_branch], { okCodes: [1] });
+    return null;
+  }
+}

@@ -1,0 +1,27 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { ExitInfo } from './host.js';
+
+// Every executor runs under a small sh wrapper that records its exit status in a file in
+// the state directory. The file outlives lanes: after a crash, `resume` reads it and
+// knows the executor ended (and how) instead of running the work again.
+
+const WRAPPER = [
+  '"$@"',
+  'status=$?',
+  'printf "%s\\n" "$status" > "$0.tmp" && mv -f "$0.tmp" "$0"',
+  'exit $status',
+].join('; ');
+
+/** argv that runs `argv` exactly (no re-splitting) and writes its status to `statusPath`. */
+export function wrapWithExitStatus(argv: readonly string[], statusPath: string): string[] {
+  return ['sh', '-c', WRAPPER, statusPath, ...argv];
+}
+
+/** The recorded exit, or null while the executor has not ended. Codes above 128 are signals. */
+export function readExitStatus(statusPath: string): ExitInfo | null {
+  if (!existsSync(statusPath)) return null;
+  const text = readFileSync(statusPath, 'utf8').trim();
+  if (!/^\d+$/.test(text)) return null;
+  const code = Number(text);
+  return { code, signal: null };
+}

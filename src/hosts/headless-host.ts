@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { execa } from 'execa';
+import { wrapWithExitStatus } from './exit-status.js';
+import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
+import { Transcript } from './transcript.js';
+
+// Executors as plain child processes (no terminal): output to the transcript file. Each
+// runs in its own process group so that kill reaches everything it started.
+
+export class HeadlessHost implements Host {
+  readonly name = 'headless' as const;
+  private sessions = new Set<LaneSession>();
+
+  async open(spec: LaunchSpec): Promise<LaneSession> {
+    if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
+    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
+    const transcript = new Transcript(spec.logPath);
+    const listeners = new Set<(chunk: string) => void>();
+    const child = execa(file as string, args, {
+      cwd: spec.cwd,
+      env: { ...spec.env },
+      extendEnv: true,
+      reject: false,
+      stdin: 'ignore',
+      all: true,
+      buffer: false,
+      detached: true,
+      encoding: 'utf8',
+    });
+    let running = true;
+    child.all?.on('data', (chunk: string | Buffer) => {
+      const text = chunk.toString();
+      transcript.add(text);
+      for (const l of listeners) l(text);
+    });
+    const exited: Promise<ExitInfo> = child.then((result) => {
+      running = false;
+      transcript.close();
+      return { code: result.exitCode ?? null, signal: result.signal ?? null };
+    });
+    const session: LaneSession = {
+      taskId: spec.taskId,
+      host: 'headless',
+      pid: child.pid ?? null,
+      paneId: null,
+      exited,
+      get running() {
+        return running;
+      },
+      onOutput(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      write() {
+        // no terminal: headless executors get no input
+      },
+      resize() {},
+      kill(signal = 'SIGTERM') {
+        killGroup(child.pid, signal);
+      },
+      recentLines: (count) => transcript.recent(count),
+    };
+    this.sessions.add(session);
+    void exited.then(() => this.sessions.delete(session));
+    return session;
+  }
+
+  async dispose(): Promise<void> {
+    for (const s of this.sessions) s.kill('SIGTERM');
+    await Promise.all([...this.sessions].map((s) => s.exited));
+  }
+}
+
+/** Signals a whole process group (the wrapper and everything the executor started). */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}

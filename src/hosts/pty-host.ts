@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import pty from 'node-pty';
+import { wrapWithExitStatus } from './exit-status.js';
+import { killGroup } from './headless-host.js';
+import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
+import { ScreenModel } from './screen.js';
+import { Transcript } from './transcript.js';
+
+// Executors in pseudo-terminals (node-pty), each with a headless xterm screen model that
+// the TUI renders from. Resizing a pane resizes the screen model and the pty together.
+
+export interface PtySession extends LaneSession {
+  readonly screen: ScreenModel;
+}
+
+const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
+
+export class PtyHost implements Host {
+  readonly name = 'pty' as const;
+  private sessions = new Set<PtySession>();
+
+  constructor(
+    private size: { cols: number; rows: number } = { cols: 120, rows: 32 },
+    private readonly scrollback?: number,
+  ) {}
+
+  async open(spec: LaunchSpec): Promise<PtySession> {
+    if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
+    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
+    const screen = new ScreenModel(this.size.cols, this.size.rows, this.scrollback);
+    const transcript = new Transcript(spec.logPath);
+    const listeners = new Set<(chunk: string) => void>();
+    const proc = pty.spawn(file as string, args, {
+      name: 'xterm-256color',
+      cols: this.size.cols,
+      rows: this.size.rows,
+      cwd: spec.cwd,
+      env: { ...process.env, ...spec.env, TERM: 'xterm-256color' } as Record<string, string>,
+    });
+    let running = true;
+    proc.onData((data) => {
+      void screen.write(data);
+      transcript.add(data);
+      for (const l of listeners) l(data);
+    });
+    const exited = new Promise<ExitInfo>((resolve) => {
+      proc.onExit(({ exitCode, signal }) => {
+        running = false;
+        transcript.close();
+        resolve({
+          code: signal ? null : exitCode,
+          signal: signal ? (SIGNALS[signal] ?? `SIG${signal}`) : null,
+        });
+      });
+    });
+    const session: PtySession = {
+      taskId: spec.taskId,
+      host: 'pty',
+      pid: proc.pid,
+      paneId: null,
+      screen,
+      exited,
+      get running() {
+        return running;
+      },
+      onOutput(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      write(data) {
+        if (running) proc.write(data);
+      },
+      resize(cols, rows) {
+        screen.resize(cols, rows);
+        if (running) proc.resize(cols, rows);
+      },
+      kill(signal = 'SIGHUP') {
+        if (running) killGroup(proc.pid, signal);
+      },
+      recentLines: (count) => screen.tail(count),
+    };
+    this.sessions.add(session);
+    void exited.then(() => this.sessions.delete(session));
+    return session;
+  }
+
+  /** New panes open at this size; open ones are resized by their owner. */
+  setSize(cols: number, rows: number): void {
+    this.size = { cols, rows };
+  }
+
+  async dispose(): Promise<void> {
+    for (const s of this.sessions) s.kill('SIGHUP');
+    await Promise.all([...this.sessions].map((s) => s.exited));
+  }
+}

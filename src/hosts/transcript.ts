@@ -1,0 +1,47 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+
+// An executor's transcript: everything it printed, to a log file (cut at a size limit so a
+// runaway executor cannot fill the disk), plus the last lines kept in memory.
+
+const LOG_LIMIT_BYTES = 64 * 1024 * 1024;
+const KEEP_LINES = 500;
+
+export class Transcript {
+  private fd: number;
+  private written = 0;
+  private lines: string[] = [];
+  private partial = '';
+
+  constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.fd = openSync(path, 'a');
+  }
+
+  add(chunk: string): void {
+    if (this.fd >= 0 && this.written < LOG_LIMIT_BYTES) {
+      const bytes = Buffer.from(chunk).subarray(0, LOG_LIMIT_BYTES - this.written);
+      writeSync(this.fd, bytes);
+      this.written += bytes.length;
+      if (this.written >= LOG_LIMIT_BYTES) writeSync(this.fd, '\n[lanes] transcript cut at the size limit\n');
+    }
+    const text = this.partial + stripVTControlCharacters(chunk).replace(/\r\n?/g, '\n');
+    const parts = text.split('\n');
+    this.partial = parts.pop() ?? '';
+    if (parts.length) {
+      this.lines.push(...parts);
+      if (this.lines.length > KEEP_LINES) this.lines = this.lines.slice(-KEEP_LINES);
+    }
+  }
+
+  recent(count: number): string[] {
+    const all = this.partial ? [...this.lines, this.partial] : this.lines;
+    return all.slice(-count);
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}
