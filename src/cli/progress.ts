@@ -28,8 +28,14 @@ export function progressPrinter(write: (line: string) => void): (event: Coordina
       case 'released':
         write(`${stamp()} ${event.task}: lane released`);
         return;
-      case 'stalled':
-        write(`${stamp()} ${event.task}: stalled (no output and no file change)`);
+      case 'health':
+        if (event.what === 'stalled')
+          write(`${stamp()} ${event.task}: stalled (no output and no file change)`);
+        if (event.what === 'waiting') write(`${stamp()} ${event.task}: waiting for input`);
+        if (event.what === 'drift')
+          write(
+            `${stamp()} ${event.task}: changed paths outside its scope: ${event.health.drift.join(', ')}`,
+          );
         return;
       case 'paused':
         write(`${stamp()} dispatch paused: ${event.why}`);

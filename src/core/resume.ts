@@ -12,6 +12,8 @@ import { unpark, unskip } from './transitions.js';
 export interface Approval {
   confirmationTime: string;
   replan?: Plan;
+  /** Resume only these parked children (the TUI's retry of one child); all when absent. */
+  only?: string[];
 }
 
 export function topologyOf(plan: Plan): string {
@@ -46,6 +48,7 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
   const stillParked: string[] = [];
   for (const child of ctx.record.children) {
     if (child.state !== 'needs_human') continue;
+    if (approval.only && !approval.only.includes(child.task_id)) continue;
     const lane = child.lane;
     if (lane === null || lane.run_id === null) {
       ctx.save(unpark(ctx.record, child.task_id, 'pending'));
