@@ -1,9 +1,12 @@
 import { Coordinator } from '../coordinator/coordinator.js';
 import type { CoordinatorEvent, CoordinatorResult } from '../coordinator/coordinator.js';
 import { loadConfig } from '../core/config.js';
-import { badInput, ExitCode, LanesError } from '../core/errors.js';
+import { badInput } from '../core/errors.js';
+import { exitCodeForState } from './exit-codes.js';
 import type { Approval } from '../core/resume.js';
 import { HeadlessHost } from '../hosts/headless-host.js';
+import { herdrUnusableReason } from '../hosts/herdr-detect.js';
+import { HerdrHost } from '../hosts/herdr-host.js';
 import type { Host } from '../hosts/host.js';
 import { PtyHost } from '../hosts/pty-host.js';
 import { acquireBatchLock } from '../store/lock.js';
@@ -28,28 +31,35 @@ export function parseHost(value: string | undefined): HostName | undefined {
 /** SPEC §7: --host when given; else herdr inside Herdr; else pty when a TUI is drawn; else headless. */
 export function chooseHost(explicit: HostName | undefined, tuiDrawn: boolean): HostName {
   if (explicit) return explicit;
-  return tuiDrawn ? 'pty' : 'headless';
+  const fallback = tuiDrawn ? 'pty' : 'headless';
+  if (process.env.HERDR_ENV === '1') {
+    const why = herdrUnusableReason();
+    if (why === null) return 'herdr';
+    process.stderr.write(
+      `lanes: HERDR_ENV=1 but Herdr cannot be driven (${why}); using the ${fallback} host\n`,
+    );
+  }
+  return fallback;
 }
 
-export async function makeHost(name: HostName): Promise<Host> {
+/** `notify` hears what a host has to say mid-batch (the Herdr host: "Herdr is not answering"). */
+export async function makeHost(name: HostName, notify?: (text: string) => void): Promise<Host> {
   if (name === 'pty')
     return new PtyHost({
       cols: process.stdout.columns || 120,
       rows: Math.max(10, (process.stdout.rows || 40) - 12),
     });
-  if (name === 'herdr')
-    throw new LanesError(
-      'not_implemented',
-      'the herdr host is not in this version yet; use --host pty or --host headless',
-      2,
-    );
+  if (name === 'herdr') return HerdrHost.connect(notify);
   return new HeadlessHost();
 }
 
 export function exitCodeFor(result: CoordinatorResult): number {
-  if (result.state === 'completed') return ExitCode.ok;
-  if (result.state === 'failed' || result.state === 'rejected') return ExitCode.failed;
-  return ExitCode.needsHuman;
+  return exitCodeForState(result.state, result.paused);
+}
+
+/** The TUI is drawn on a terminal unless --headless says otherwise (SPEC §9). */
+export function drawsTui(headless: boolean | undefined): boolean {
+  return !headless && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
 export interface RunOptions {
@@ -66,7 +76,14 @@ export interface RunOptions {
 export async function runBatch(ctx: CommandContext, options: RunOptions): Promise<number> {
   const lock =
     options.lock ?? (await acquireBatchLock(options.repo.stateDir, options.batchId, options.command));
-  const host = await makeHost(options.host);
+  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`));
+  let host: Host;
+  try {
+    host = await makeHost(options.host, (text) => onEvent({ kind: 'notice', text }));
+  } catch (error) {
+    await lock.release(); // (Herdr not usable: nothing ran, the batch is left as it was)
+    throw error;
+  }
   const config = loadConfig(options.repo.root);
   const coordinator = new Coordinator({
     batchId: options.batchId,
@@ -75,7 +92,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
     config,
     host,
     ...(options.approval ? { approval: options.approval } : {}),
-    onEvent: options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`)),
+    onEvent,
   });
   const stop = () => coordinator.stop();
   process.once('SIGINT', stop);
@@ -95,7 +112,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
-    if (options.host !== 'herdr') await host.dispose();
+    await host.dispose(); // (the Herdr host only stops watching: its tabs keep running)
     await lock.release();
   }
 }

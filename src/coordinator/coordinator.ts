@@ -225,6 +225,8 @@ export class Coordinator {
   private async act(h: Handoff, report: Report, offers: Offer[], failures: Failure[]): Promise<boolean> {
     const store = this.options.ports.store;
     if (h.action === 'provision') {
+      // A lane refused for a moved base is offered again already (handleRefusals): not twice.
+      if (offers.some((o) => o.task_id === h.task_id)) return true;
       const result = await this.steward.provision(h);
       if (result.kind === 'offer') {
         offers.push({ task_id: h.task_id, path: result.path });
@@ -242,6 +244,8 @@ export class Coordinator {
         return false;
       }
       this.emit({ kind: 'released', task: h.task_id });
+      // Integrated and released: what the host keeps for the lane (its Herdr tab) goes too.
+      await this.options.host.closeLane?.(h.task_id, h.lane_path);
       return true;
     }
     return this.runner.ensure(h);

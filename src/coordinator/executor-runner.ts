@@ -104,6 +104,8 @@ export class ExecutorRunner {
       this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: open.n });
     }
     if (h.next_obligation !== 'implement') return false;
+    // Dispatch is paused (suspect dispatch, the user): no executor starts, a rework neither.
+    if (this.paused) return false;
     const child = this.plan.children.find((c) => c.id === h.task_id);
     if (!child) return false;
     const { name, profile } = this.profileOf(h.task_id);

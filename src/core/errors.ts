@@ -26,7 +26,16 @@ export type ErrorCode =
   | 'not_implemented'
   | 'batch_branch_checked_out'
   | 'batch_exists'
-  | 'preflight_failed';
+  | 'preflight_failed'
+  // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
+  | 'herdr_not_detected'
+  | 'herdr_too_old'
+  | 'herdr_not_running'
+  | 'herdr_not_answering'
+  | 'herdr_protocol_mismatch'
+  | 'herdr_usage'
+  | 'herdr_pane_not_found'
+  | 'herdr_failed';
 
 export class LanesError extends Error {
   override readonly name: string = 'LanesError';

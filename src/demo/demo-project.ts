@@ -10,6 +10,14 @@ import { git } from '../git/git.js';
 
 export const DEMO_BATCH = 'demo';
 
+/** How long the asking child waits for an answer before it goes on without one. */
+export const ASK_SECONDS = 20;
+
+/** The demo's config: the script profile with a prompt pattern, so a waiting lane shows as `waiting`. */
+const DEMO_CONFIG = {
+  executors: { script: { argv: ['sh', '-c', '{run}'], prompt_patterns: ['changelog\\? \\(\\d+ s\\) *$'] } },
+};
+
 interface DemoChild {
   id: string;
   goal: string;
@@ -19,6 +27,8 @@ interface DemoChild {
   test: string;
   /** A different first attempt (div: wrong, then right on rework). */
   firstSource?: string;
+  /** Asks the watcher for a word (attach with enter to answer); moves on after a while. */
+  asks?: boolean;
 }
 
 const T = (name: string, cases: string) =>
@@ -82,6 +92,7 @@ const CHILDREN: DemoChild[] = [
   {
     id: 'index',
     goal: 'Export the whole calculator from src/index.mjs',
+    asks: true,
     blocked_by: ['sub', 'mean'],
     source: ['add', 'sub', 'mul', 'pow', 'div', 'mean']
       .map((n) => `export { ${n} } from './${n}.mjs';\n`)
@@ -111,6 +122,13 @@ function script(child: DemoChild, delayMs: number): string {
       : write(child.source),
     `echo "${child.id}: wrote ${file}"`,
   ];
+  if (child.asks)
+    steps.push(
+      `printf '${child.id}: a word for the changelog? (${ASK_SECONDS} s) '`,
+      `reply=$(timeout --foreground ${ASK_SECONDS} head -n 1 2>/dev/null || true)`,
+      `echo "${child.id}: got: $reply"`,
+      'sleep 1',
+    );
   return steps.join('\n');
 }
 
@@ -146,6 +164,7 @@ export async function createDemo(dir: string, delayMs: number): Promise<DemoFile
     'package.json': `${JSON.stringify({ name: 'calc', private: true, type: 'module', scripts: { test: 'node --test test/' } }, null, 2)}\n`,
     '.gitignore': 'node_modules/\n',
     'test/README.md': 'Each module has its test here: test/<name>.test.mjs\n',
+    'lanes.config.json': `${JSON.stringify(DEMO_CONFIG, null, 2)}\n`,
   };
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(repo, path)), { recursive: true });

@@ -54,6 +54,16 @@ export async function runCheck(
       child.kill('SIGKILL');
     }
   }, check.timeout_ms);
+  // The check ends with its process: a background child it left behind (which would hold
+  // the output pipe open until it ends or the timeout fires) is killed with the group.
+  child.once('exit', () => {
+    clearTimeout(timer);
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  });
   child.all?.on('data', take);
   const result = await child;
   clearTimeout(timer);

@@ -28,6 +28,17 @@ export class HeadlessHost implements Host {
       encoding: 'utf8',
     });
     let running = true;
+    // Like a pty's hangup: when the executor (its wrapper) ends, what it left running in
+    // its group is killed, so a background child holding the output pipe cannot keep the
+    // session from ending.
+    // (The group only, never the bare pid: that is reaped and free for reuse by now.)
+    child.once('exit', () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is already gone
+      }
+    });
     child.all?.on('data', (chunk: string | Buffer) => {
       const text = chunk.toString();
       transcript.add(text);

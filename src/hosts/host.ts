@@ -34,6 +34,8 @@ export interface LaneSession {
   kill(signal?: NodeJS.Signals): void;
   /** The recent output, for QA context and the TUI (plain text lines). */
   recentLines(count: number): string[];
+  /** Shows the executor where it really runs (a Herdr tab), for hosts that have such a place. */
+  focus?(): Promise<void>;
 }
 
 export interface Host {
@@ -41,5 +43,7 @@ export interface Host {
   open(spec: LaunchSpec): Promise<LaneSession>;
   /** Sessions that outlive lanes (Herdr tabs) are found again by task; others return null. */
   reattach?(spec: LaunchSpec, paneId: string): Promise<LaneSession | null>;
+  /** After a lane's release: close what the host keeps open for it (a Herdr tab). */
+  closeLane?(taskId: string, lanePath: string): Promise<void>;
   dispose(): Promise<void>;
 }

@@ -23,6 +23,7 @@ export interface StyledRun {
   bg: number | null;
   bold: boolean;
   fgRgb: boolean;
+  bgRgb: boolean;
 }
 
 export class ScreenModel {
@@ -106,6 +107,7 @@ export class ScreenModel {
             bg: cell.isBgDefault() ? null : cell.getBgColor(),
             bold: cell.isBold() !== 0,
             fgRgb: cell.isFgRGB(),
+            bgRgb: cell.isBgRGB(),
           };
           const last = runs.at(-1);
           if (
@@ -113,7 +115,8 @@ export class ScreenModel {
             last.fg === style.fg &&
             last.bg === style.bg &&
             last.bold === style.bold &&
-            last.fgRgb === style.fgRgb
+            last.fgRgb === style.fgRgb &&
+            last.bgRgb === style.bgRgb
           )
             last.text += chars;
           else runs.push({ text: chars, ...style });

@@ -9,7 +9,8 @@ import { findRepo } from '../../store/state-dir.js';
 import { parseCommand } from '../args.js';
 import { createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
-import { chooseHost, parseHost, runBatch } from '../run-batch.js';
+import { chooseHost, drawsTui, makeHost, parseHost, runBatch } from '../run-batch.js';
+import { runTui } from '../../tui/run-tui.js';
 
 const DEFAULT_DELAY_MS = 1500;
 
@@ -35,8 +36,24 @@ export async function demoCommand(ctx: CommandContext, argv: string[]): Promise<
   const repo = await findRepo(files.repo);
   const plan = loadPlan(files.plan);
   const checked = await preflight(repo, plan, {});
-  ctx.stderr(describePlan(plan, checked));
   const command = ['lanes', 'demo', ...argv].join(' ');
+  if (drawsTui(values.headless)) {
+    const create = async () => {
+      const lock = await acquireBatchLock(repo.stateDir, DEMO_BATCH, command);
+      await createBatch(repo, plan, checked, new Date());
+      return lock;
+    };
+    const lines = describePlan(plan, checked).trimEnd().split('\n');
+    const code = await runTui({
+      repo,
+      batchId: DEMO_BATCH,
+      host: await makeHost(chooseHost(host, true)),
+      confirm: { lines, create },
+    });
+    ctx.stderr(`demo project: ${files.repo}\n`);
+    return code;
+  }
+  ctx.stderr(describePlan(plan, checked));
   const lock = await acquireBatchLock(repo.stateDir, DEMO_BATCH, command);
   await createBatch(repo, plan, checked, new Date());
   const code = await runBatch(ctx, {

@@ -10,7 +10,9 @@ import { batchIdArg, parseCommand } from '../args.js';
 import { batchPorts } from '../batch-ports.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
-import { chooseHost, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
+import { chooseHost, drawsTui, exitCodeFor, makeHost, parseHost, runBatch } from '../run-batch.js';
+import { acquireBatchLock } from '../../store/lock.js';
+import { runTui } from '../../tui/run-tui.js';
 
 /** The batch a command means when none is named: the only one that has not ended. */
 export function defaultBatch(store: BatchStore, command: string): string {
@@ -59,7 +61,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       approval.replan = loadPlan(resolve(ctx.cwd, values.replan));
       checkReplan(ports.store.readPlan(), approval.replan);
     }
-  } else if (record.batch_state === 'needs_human') {
+  } else if (record.batch_state === 'needs_human' && !drawsTui(values.headless)) {
     const report = store.readReport(batchId);
     if (report) ctx.stdout(formatReport(report));
     ctx.stderr(
@@ -68,6 +70,12 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     return 3;
   }
   const command = ['lanes', 'resume', ...argv].join(' ');
+  if (drawsTui(values.headless)) {
+    // In the TUI a parked batch waits on screen for `r`, the fresh confirmation.
+    const lock = await acquireBatchLock(repo.stateDir, batchId, command);
+    const tuiHost = await makeHost(chooseHost(host, true));
+    return runTui({ repo, batchId, host: tuiHost, lock, ...(approval ? { approval } : {}) });
+  }
   return runBatch(ctx, {
     repo,
     batchId,

@@ -9,7 +9,8 @@ import { batchPorts } from '../batch-ports.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
-import { chooseHost, parseHost, runBatch } from '../run-batch.js';
+import { chooseHost, drawsTui, makeHost, parseHost, runBatch } from '../run-batch.js';
+import { runTui } from '../../tui/run-tui.js';
 
 const USAGE =
   'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--no-run]';
@@ -39,12 +40,23 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const plan = values.executor ? { ...loaded, executor: values.executor } : loaded;
   const repo = await findRepo(ctx.cwd);
   const checked = await preflight(repo, plan, parallel !== undefined ? { parallel } : {});
+  const command = ['lanes', 'start', ...argv].join(' ');
+  if (drawsTui(values.headless) && !values['no-run'] && !values.json) {
+    const create = async () => {
+      const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
+      await createBatch(repo, plan, checked, new Date());
+      return lock;
+    };
+    const tuiHost = await makeHost(chooseHost(host, true));
+    if (values.yes) return runTui({ repo, batchId: plan.batch, host: tuiHost, lock: await create() });
+    const lines = describePlan(plan, checked).trimEnd().split('\n');
+    return runTui({ repo, batchId: plan.batch, host: tuiHost, confirm: { lines, create } });
+  }
   if (!values.json) ctx.stderr(describePlan(plan, checked));
   if (!values.yes && !(await askConfirmation('Start this batch? [y/N] '))) {
     ctx.stderr('not confirmed; nothing was written\n');
     return 2;
   }
-  const command = ['lanes', 'start', ...argv].join(' ');
   const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
   try {
     await createBatch(repo, plan, checked, new Date());
@@ -61,6 +73,5 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       await lock.release();
     }
   }
-  // The TUI is not in this version: without --headless the run is headless with a progress line per event.
   return runBatch(ctx, { repo, batchId: plan.batch, host: chooseHost(host, false), command, lock });
 }

@@ -5,13 +5,13 @@ import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
 import type { CommandContext } from '../context.js';
+import { exitCodeForState } from '../exit-codes.js';
 
 const POLL_MS = 200;
 
-export function exitCodeForState(state: BatchState): number {
-  if (state === 'failed' || state === 'rejected') return ExitCode.failed;
-  if (state === 'needs_human' || state === 'budget_stopped') return ExitCode.needsHuman;
-  return ExitCode.ok;
+/** Like exitCodeForState, but a wait that ends on prepared or running was satisfied: 0. */
+function waitExitCode(state: BatchState): number {
+  return state === 'prepared' || state === 'running' ? ExitCode.ok : exitCodeForState(state);
 }
 
 /** `lanes wait <batch> --until <state>[,<state>...] [--timeout S]` */
@@ -41,7 +41,7 @@ export async function waitCommand(ctx: CommandContext, argv: string[]): Promise<
     const state = store.read(batchId)!.batch_state;
     if (wanted.includes(state) || TERMINAL_BATCH_STATES.has(state)) {
       ctx.stdout(`${state}\n`);
-      return exitCodeForState(state);
+      return waitExitCode(state);
     }
     if (Date.now() >= deadline) {
       ctx.stderr(`lanes wait: ${batchId} is still ${state} after ${timeoutS} s\n`);

@@ -1,0 +1,251 @@
+import { Box, Text, useInput, useStdin, useStdout } from 'ink';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import type { Command } from '../src/tui/keymap.js';
+import { commandFor } from '../src/tui/keymap.js';
+import type { TuiStore } from '../src/tui/tui-store.js';
+import { ConfirmScreen } from './ConfirmScreen.js';
+import { Footer } from './Footer.js';
+import { Header } from './Header.js';
+import { HelpOverlay } from './HelpOverlay.js';
+import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
+import { PaneArea } from './PaneArea.js';
+import { QuitPrompt } from './QuitPrompt.js';
+import { diffLines, TextViewer } from './TextViewer.js';
+import type { ViewerLine } from './TextViewer.js';
+
+// The lanes TUI (SPEC §10). It renders the store's snapshot and sends intents through
+// `actions`; it never runs git or a tick itself — everything slow is behind a promise.
+
+export interface TuiActions {
+  confirm(yes: boolean): void;
+  resume(): void;
+  retry(taskId: string): void;
+  review(taskId: string, verdict: 'approved' | 'rejected'): void;
+  togglePause(): void;
+  diff(taskId: string): Promise<string>;
+  qaLog(taskId: string): Promise<string>;
+  openShell(taskId: string): Promise<void>;
+  /** Focus the lane outside the app (a Herdr tab); false when the lane is in-app. */
+  focusOutside(taskId: string): boolean;
+  resize(paneCols: number, paneRows: number): void;
+  runningInApp(): number;
+  quit(): void;
+}
+
+export interface AppProps {
+  store: TuiStore | null;
+  actions: TuiActions;
+  confirmLines?: string[];
+}
+
+type Overlay =
+  | { kind: 'help' }
+  | { kind: 'text'; title: string; lines: ViewerLine[] }
+  | { kind: 'quit'; running: number }
+  | null;
+
+const NOOP_SUBSCRIBE = () => () => {};
+
+export function App({ store, actions, confirmLines }: AppProps) {
+  const { stdout } = useStdout();
+  const { isRawModeSupported, setRawMode, internal_eventEmitter } = useStdin() as ReturnType<
+    typeof useStdin
+  > & {
+    internal_eventEmitter: NodeJS.EventEmitter;
+  };
+  const interactive = isRawModeSupported === true;
+  const [size, setSize] = useState({ columns: stdout.columns || 120, rows: stdout.rows || 40 });
+  const [selected, setSelected] = useState(0);
+  const [grid, setGrid] = useState(false);
+  const [attached, setAttached] = useState(false);
+  const [overlay, setOverlay] = useState<Overlay>(null);
+  const [now, setNow] = useState(Date.now());
+  const snapshot = useSyncExternalStore(
+    store?.subscribe ?? NOOP_SUBSCRIBE,
+    () => store?.getSnapshot() ?? null,
+  );
+
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+
+  const bodyRows = Math.max(6, size.rows - 4);
+  const paneCols = Math.max(20, size.columns - LANE_LIST_WIDTH - 1);
+  useEffect(() => {
+    const onResize = () => setSize({ columns: stdout.columns || 120, rows: stdout.rows || 40 });
+    stdout.on('resize', onResize);
+    return () => void stdout.off('resize', onResize);
+  }, [stdout]);
+  useEffect(() => actions.resize(paneCols - 2, bodyRows - 3), [paneCols, bodyRows, actions]);
+
+  const rows = snapshot?.rows ?? [];
+  const current = rows[Math.min(selected, rows.length - 1)];
+  const sessionOf = (task: string) => store?.shells.get(task) ?? store?.sessions.get(task) ?? null;
+  const session = current ? sessionOf(current.taskId) : null;
+
+  // Attached: raw keystrokes (ctrl keys, escape sequences, paste) go to the pane as they came.
+  useEffect(() => {
+    if (!attached || !session) return;
+    const onInput = (data: string) => {
+      if (data.includes('\x07')) {
+        setAttached(false);
+        return;
+      }
+      session.write(data);
+    };
+    // Raw mode stays on while attached: the key handlers are inactive, and Ink would drop it.
+    setRawMode(true);
+    internal_eventEmitter.on('input', onInput);
+    return () => {
+      internal_eventEmitter.off('input', onInput);
+      setRawMode(false);
+    };
+  }, [attached, session, internal_eventEmitter, setRawMode]);
+  useEffect(() => {
+    if (attached && !session?.running) setAttached(false);
+  }, [attached, session, snapshot?.version]);
+
+  const visible = grid ? gridTasks(rows, current?.taskId, sessionOf) : current ? [current.taskId] : [];
+  useEffect(() => store?.setVisible(visible), [store, visible.join('|')]);
+
+  const run = (command: Command) => {
+    if (!current) return;
+    const task = current.taskId;
+    switch (command) {
+      case 'select-next':
+        return setSelected((i) => Math.min(rows.length - 1, i + 1));
+      case 'select-prev':
+        return setSelected((i) => Math.max(0, i - 1));
+      case 'attach':
+        if (actions.focusOutside(task)) return;
+        if (session?.running) setAttached(true);
+        return;
+      case 'grid':
+        return setGrid((g) => !g);
+      case 'diff':
+        void actions
+          .diff(task)
+          .then((text) => setOverlay({ kind: 'text', title: `diff of ${task}`, lines: diffLines(text) }));
+        return;
+      case 'qa-log':
+        void actions
+          .qaLog(task)
+          .then((text) =>
+            setOverlay({
+              kind: 'text',
+              title: `QA log of ${task}`,
+              lines: text.split('\n').map((t) => ({ text: t })),
+            }),
+          );
+        return;
+      case 'shell':
+        void actions.openShell(task).then(() => setAttached(true));
+        return;
+      case 'resume':
+        return actions.resume();
+      case 'retry':
+        return actions.retry(task);
+      case 'approve':
+        if (current.reviewPending) actions.review(task, 'approved');
+        return;
+      case 'reject':
+        if (current.reviewPending) actions.review(task, 'rejected');
+        return;
+      case 'pause':
+        return actions.togglePause();
+      case 'help':
+        return setOverlay({ kind: 'help' });
+      case 'quit': {
+        const running = actions.runningInApp();
+        if (running > 0) setOverlay({ kind: 'quit', running });
+        else actions.quit();
+        return;
+      }
+    }
+  };
+
+  useInput(
+    (input, key) => {
+      if (overlay?.kind === 'help') return setOverlay(null);
+      // Keys that arrive together come as one string: handle each character.
+      if (input.length > 1 && !key.upArrow && !key.downArrow) {
+        for (const ch of input) {
+          const c = commandFor(ch, {});
+          if (c) run(c);
+        }
+        return;
+      }
+      const command = commandFor(input, key);
+      if (command) run(command);
+    },
+    { isActive: interactive && !attached && !confirmLines && (overlay === null || overlay.kind === 'help') },
+  );
+
+  if (confirmLines)
+    return <ConfirmScreen lines={confirmLines} onAnswer={actions.confirm} active={interactive} />;
+  if (!snapshot) return <Text>starting…</Text>;
+
+  const commands = availableCommands(snapshot.batchState, current, session !== null);
+  return (
+    <Box flexDirection="column" width={size.columns} height={size.rows - 1}>
+      <Header snapshot={snapshot} now={now} />
+      <Box height={bodyRows} gap={1}>
+        <LaneList rows={rows} selected={Math.min(selected, rows.length - 1)} now={now} />
+        <Box flexDirection="column" width={paneCols}>
+          {overlay?.kind === 'text' ? (
+            <TextViewer
+              title={overlay.title}
+              lines={overlay.lines}
+              height={bodyRows}
+              onClose={() => setOverlay(null)}
+              active={interactive}
+            />
+          ) : overlay?.kind === 'help' ? (
+            <HelpOverlay />
+          ) : overlay?.kind === 'quit' ? (
+            <QuitPrompt
+              running={overlay.running}
+              active={interactive}
+              onAnswer={(yes) => (yes ? actions.quit() : setOverlay(null))}
+            />
+          ) : (
+            <PaneArea
+              tasks={visible}
+              selected={current?.taskId ?? null}
+              sessionOf={sessionOf}
+              width={paneCols}
+              height={bodyRows}
+              attached={attached}
+            />
+          )}
+        </Box>
+      </Box>
+      <Footer commands={commands} notice={snapshot.notices.at(-1) ?? null} />
+    </Box>
+  );
+}
+
+function gridTasks(
+  rows: { taskId: string; running: boolean }[],
+  selected: string | undefined,
+  sessionOf: (task: string) => unknown,
+): string[] {
+  const withPanes = rows.filter((r) => sessionOf(r.taskId) !== null).map((r) => r.taskId);
+  const ordered = selected ? [selected, ...withPanes.filter((t) => t !== selected)] : withPanes;
+  return ordered.slice(0, 4);
+}
+
+function availableCommands(
+  batchState: string,
+  current: { state: string; reviewPending: boolean } | undefined,
+  hasPane: boolean,
+): Command[] {
+  const out: Command[] = ['select-next'];
+  if (hasPane) out.push('attach');
+  out.push('grid', 'diff', 'qa-log', 'shell');
+  if (batchState === 'needs_human' || current?.state === 'needs_human') out.push('resume', 'retry');
+  if (current?.reviewPending) out.push('approve', 'reject');
+  out.push('pause', 'help', 'quit');
+  return out;
+}

@@ -1,0 +1,50 @@
+import { Box, Text } from 'ink';
+import type { LaneRow } from '../src/tui/tui-store.js';
+import { formatElapsed, stateColor } from './theme.js';
+
+export const LANE_LIST_WIDTH = 44;
+
+function healthTag(row: LaneRow): { text: string; color: string } | null {
+  if (row.reviewPending) return { text: 'review', color: 'magenta' };
+  if (row.health?.waiting) return { text: 'waiting', color: 'magenta' };
+  if (row.health?.stalled) return { text: 'stalled', color: 'red' };
+  if (row.health?.drift.length) return { text: 'scope drift', color: 'red' };
+  return null;
+}
+
+function elapsed(row: LaneRow, now: number): string {
+  if (row.startedAt === null) return '';
+  return formatElapsed((row.endedAt ?? now) - row.startedAt);
+}
+
+/** Every child: state (coloured), attempt, QA failures, elapsed, health and reason. */
+export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: number; now: number }) {
+  const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
+  return (
+    <Box flexDirection="column" width={LANE_LIST_WIDTH}>
+      {rows.map((row, i) => {
+        const tag = healthTag(row);
+        return (
+          <Box key={row.taskId} flexDirection="column">
+            <Text wrap="truncate">
+              <Text color={i === selected ? 'blueBright' : undefined}>{i === selected ? '›' : ' '} </Text>
+              <Text bold={i === selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
+              <Text color={stateColor(row.state)}>{row.state.padEnd(15)}</Text>
+              <Text dimColor>
+                {row.attempt ? ` #${row.attempt}` : '   '}
+                {row.qaFailures ? ` qa✗${row.qaFailures}` : ''} {elapsed(row, now)}
+              </Text>
+              {tag ? <Text color={tag.color}> {tag.text}</Text> : null}
+            </Text>
+            {row.reason && i === selected ? (
+              <Text color="yellow" wrap="truncate-end">
+                {'   '}
+                {row.reason}
+              </Text>
+            ) : null}
+          </Box>
+        );
+      })}
+    </Box>
+  );
+}

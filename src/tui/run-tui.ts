@@ -1,0 +1,171 @@
+import { join } from 'node:path';
+import { render } from 'ink';
+import { createElement } from 'react';
+import { App } from '../../components/App.js';
+import type { TuiActions } from '../../components/App.js';
+import { Coordinator } from '../coordinator/coordinator.js';
+import type { CoordinatorEvent } from '../coordinator/coordinator.js';
+import { loadConfig } from '../core/config.js';
+import { ExitCode } from '../core/errors.js';
+import type { Approval } from '../core/resume.js';
+import { PtyHost } from '../hosts/pty-host.js';
+import type { Host } from '../hosts/host.js';
+import type { BatchLock } from '../store/lock.js';
+import type { RepoPaths } from '../store/state-dir.js';
+import { batchPorts } from '../cli/batch-ports.js';
+import { exitCodeForState } from '../cli/exit-codes.js';
+import { laneDiff, laneQaLog } from './lane-views.js';
+import { Notifier } from './notify.js';
+import { TuiStore } from './tui-store.js';
+
+// Runs a batch with the TUI: the optional confirmation screen, then the coordinator in
+// this process with its lanes in pty panes, until the user quits.
+
+export interface TuiRun {
+  repo: RepoPaths;
+  batchId: string;
+  host: Host;
+  /** Held for the whole run; with `confirm`, taken by `create` after the `y`. */
+  lock?: BatchLock;
+  /** Lines of the confirmation screen, and what a `y` does (lock, then create the batch). */
+  confirm?: { lines: string[]; create: () => Promise<BatchLock> };
+  approval?: Approval;
+}
+
+export async function runTui(run: TuiRun): Promise<number> {
+  let resolveConfirm: (yes: boolean) => void = () => {};
+  const confirmed = new Promise<boolean>((r) => (resolveConfirm = r));
+  let actions: TuiActions = placeholderActions(resolveConfirm);
+  const instance = render(
+    createElement(App, { store: null, actions, ...(run.confirm ? { confirmLines: run.confirm.lines } : {}) }),
+    {
+      exitOnCtrlC: false,
+      patchConsole: false,
+    },
+  );
+  let lock = run.lock;
+  try {
+    if (run.confirm) {
+      if (!(await confirmed)) {
+        instance.unmount();
+        process.stderr.write('not confirmed; nothing was written\n');
+        return ExitCode.badInput;
+      }
+      lock = await run.confirm.create();
+    }
+    const config = loadConfig(run.repo.root);
+    const ports = batchPorts(run.repo, run.batchId);
+    const notifier = new Notifier(config.notify, (data) => process.stdout.write(data));
+    const shellHost = new PtyHost();
+    let store: TuiStore | null = null;
+    const onEvent = (event: CoordinatorEvent) => {
+      store?.onEvent(event);
+      notifyFor(notifier, event);
+    };
+    const coordinator = new Coordinator({
+      batchId: run.batchId,
+      repoRoot: run.repo.root,
+      ports,
+      config,
+      host: run.host,
+      waitForHuman: true,
+      onEvent,
+      ...(run.approval ? { approval: run.approval } : {}),
+    });
+    store = new TuiStore(ports.store, ports.store.readPlan(), coordinator);
+    let quit: () => void = () => {};
+    const quitting = new Promise<void>((r) => (quit = r));
+    actions = {
+      confirm: () => {},
+      resume: () => coordinator.approve({ confirmationTime: new Date().toISOString() }),
+      retry: (task) => coordinator.retry(task),
+      review: (task, verdict) => coordinator.review({ task_id: task, verdict }),
+      togglePause: () => coordinator.setPaused(!coordinator.paused),
+      diff: (task) => laneDiff(ports.store, run.repo.root, task),
+      qaLog: async (task) => laneQaLog(ports.store, task),
+      openShell: async (task) => {
+        const lane = ports.store.readRecord().children.find((c) => c.task_id === task)?.lane;
+        if (!lane || store!.shells.has(task)) return;
+        const logDir = ports.store.tasks.logDir(task);
+        const shell = await shellHost.open({
+          taskId: task,
+          runId: 'shell',
+          attempt: 0,
+          cwd: lane.path,
+          argv: [process.env.SHELL || 'sh'],
+          env: { LANES_LANE: lane.path },
+          logPath: join(logDir, 'shell.log'),
+          statusPath: join(logDir, 'shell.status'),
+        });
+        store!.addShell(task, shell);
+      },
+      focusOutside: (task) => {
+        const session = store!.sessions.get(task) as { focus?: () => Promise<void> } | undefined;
+        if (!session?.focus) return false;
+        void session.focus();
+        return true;
+      },
+      resize: (cols, rows) => {
+        if (run.host instanceof PtyHost) run.host.setSize(cols, rows);
+        shellHost.setSize(cols, rows);
+        for (const s of [...store!.sessions.values(), ...store!.shells.values()]) s.resize(cols, rows);
+      },
+      runningInApp: () => [...store!.sessions.values()].filter((s) => s.running && s.host === 'pty').length,
+      quit: () => quit(),
+    };
+    instance.rerender(createElement(App, { store, actions }));
+    const finished = coordinator.run();
+    await Promise.race([quitting, finished]);
+    coordinator.stop();
+    const result = await finished;
+    if (run.host.name !== 'herdr') await run.host.dispose();
+    await shellHost.dispose();
+    store.dispose();
+    instance.unmount();
+    return exitCodeForState(result.state, result.paused);
+  } catch (error) {
+    instance.unmount();
+    throw error;
+  } finally {
+    await lock?.release();
+  }
+}
+
+function placeholderActions(confirm: (yes: boolean) => void): TuiActions {
+  const none = () => {};
+  return {
+    confirm,
+    resume: none,
+    retry: none,
+    review: none,
+    togglePause: none,
+    diff: async () => '',
+    qaLog: async () => '',
+    openShell: async () => {},
+    focusOutside: () => false,
+    resize: none,
+    runningInApp: () => 0,
+    quit: none,
+  };
+}
+
+const waitingEpisodes = new Map<string, number>();
+
+/** A bell and OSC 9 once per: parked child, lane waiting for input (each episode), batch end. */
+function notifyFor(notifier: Notifier, event: CoordinatorEvent): void {
+  if (event.kind === 'report') {
+    const r = event.report;
+    for (const c of r.children)
+      if (c.state === 'needs_human')
+        notifier.notify(`parked:${c.task_id}:${c.reason}`, `lanes: ${c.task_id} needs you (${c.reason})`);
+    if (r.batch_state !== 'running' && r.batch_state !== 'prepared')
+      notifier.notify(
+        `batch:${r.batch_state}:${r.commits.length}`,
+        `lanes: batch ${r.batch_id} ${r.batch_state}`,
+      );
+  } else if (event.kind === 'health' && event.what === 'waiting') {
+    const episode = (waitingEpisodes.get(event.task) ?? 0) + 1;
+    waitingEpisodes.set(event.task, episode);
+    notifier.notify(`waiting:${event.task}:${episode}`, `lanes: ${event.task} waits for input`);
+  }
+}

@@ -1,0 +1,210 @@
+import type { Coordinator, CoordinatorEvent } from '../coordinator/coordinator.js';
+import type { LaneHealth } from '../coordinator/lane-watch.js';
+import type { Plan } from '../core/plan.js';
+import { IN_FLIGHT_STATES, INTEGRATED_STATES } from '../core/record.js';
+import type { BatchState, ChildState } from '../core/record.js';
+import type { Report } from '../core/report.js';
+import { dependencyLevels } from '../core/waves.js';
+import type { LaneSession } from '../hosts/host.js';
+import type { BatchFiles } from '../store/batch-files.js';
+
+// The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
+// The coordinator's events update it; listeners are told at most REDRAW_HZ times a second,
+// and pane output only counts for panes on screen (hidden lanes keep their screen model
+// current in the pty host without causing a redraw).
+
+export const REDRAW_HZ = 20;
+const REDRAW_INTERVAL_MS = Math.round(1000 / REDRAW_HZ);
+const NOTICES_KEPT = 4;
+
+export interface LaneRow {
+  taskId: string;
+  state: ChildState;
+  attempt: number;
+  qaFailures: number;
+  startedAt: number | null;
+  endedAt: number | null;
+  reason: string | null;
+  health: LaneHealth | null;
+  reviewPending: boolean;
+  running: boolean;
+}
+
+export interface TuiSnapshot {
+  version: number;
+  batchId: string;
+  branch: string;
+  batchState: BatchState;
+  wave: number;
+  waves: number;
+  integrated: number;
+  total: number;
+  startedAt: number;
+  rows: LaneRow[];
+  paused: boolean;
+  pauseReason: string | null;
+  notices: string[];
+}
+
+export class TuiStore {
+  private snapshot: TuiSnapshot;
+  private listeners = new Set<() => void>();
+  private timer: NodeJS.Timeout | null = null;
+  private dirty = false;
+  private visible = new Set<string>();
+  private health = new Map<string, LaneHealth>();
+  private readonly levels: Map<string, number>;
+  readonly sessions = new Map<string, LaneSession>();
+  readonly shells = new Map<string, LaneSession>();
+
+  constructor(
+    private readonly files: BatchFiles,
+    plan: Plan,
+    private coordinator: Coordinator | null = null,
+  ) {
+    this.levels = dependencyLevels(plan.children);
+    const record = files.readRecord();
+    this.snapshot = {
+      version: 0,
+      batchId: record.batch_id,
+      branch: record.branch,
+      batchState: record.batch_state,
+      wave: 0,
+      waves: Math.max(0, ...this.levels.values()) + 1,
+      integrated: 0,
+      total: record.children.length,
+      startedAt: Date.now(),
+      rows: [],
+      paused: false,
+      pauseReason: null,
+      notices: [],
+    };
+    this.applyReport(null);
+  }
+
+  attach(coordinator: Coordinator): void {
+    this.coordinator = coordinator;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): TuiSnapshot => this.snapshot;
+
+  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second. */
+  private changed(): void {
+    this.dirty = true;
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.dirty) return;
+      this.dirty = false;
+      this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
+      for (const l of this.listeners) l();
+    }, REDRAW_INTERVAL_MS);
+  }
+
+  /** The panes on screen: only their output causes redraws. */
+  setVisible(taskIds: readonly string[]): void {
+    this.visible = new Set(taskIds);
+  }
+
+  notice(text: string): void {
+    this.snapshot = { ...this.snapshot, notices: [...this.snapshot.notices, text].slice(-NOTICES_KEPT) };
+    this.changed();
+  }
+
+  onEvent = (event: CoordinatorEvent): void => {
+    switch (event.kind) {
+      case 'report':
+        this.applyReport(event.report);
+        return;
+      case 'launched':
+        this.sessions.set(event.task, event.session);
+        event.session.onOutput(() => {
+          if (this.visible.has(event.task)) this.changed();
+        });
+        this.applyReport(null);
+        return;
+      case 'exited':
+        this.health.delete(event.task);
+        this.applyReport(null);
+        return;
+      case 'health':
+        this.health.set(event.task, event.health);
+        this.applyReport(null);
+        return;
+      case 'paused':
+        this.notice(`dispatch paused: ${event.why}`);
+        this.applyReport(null);
+        return;
+      case 'notice':
+        this.notice(event.text);
+        return;
+      default:
+        return;
+    }
+  };
+
+  /** Shell panes (`s`) count as visible output like executor panes. */
+  addShell(taskId: string, session: LaneSession): void {
+    this.shells.set(taskId, session);
+    session.onOutput(() => {
+      if (this.visible.has(taskId)) this.changed();
+    });
+    void session.exited.then(() => {
+      this.shells.delete(taskId);
+      this.changed();
+    });
+    this.changed();
+  }
+
+  /** Rebuilds the rows from the record (and the last report's handoffs) and the kernel records. */
+  applyReport(report: Report | null): void {
+    const record = this.files.readRecord();
+    const last = report ?? this.coordinator?.lastReport ?? null;
+    const reviews = new Set(
+      (last?.handoffs ?? [])
+        .filter((h) => h.action === 'executor' && h.next_obligation === 'review')
+        .map((h) => h.task_id),
+    );
+    const rows: LaneRow[] = record.children.map((c) => {
+      const kernel = c.lane ? this.files.readKernel(c.task_id) : { kind: 'missing' as const };
+      const attempts = kernel.kind === 'ok' ? kernel.record.attempts : [];
+      const first = attempts[0];
+      const lastAttempt = attempts.at(-1);
+      const session = this.sessions.get(c.task_id);
+      return {
+        taskId: c.task_id,
+        state: c.state,
+        attempt: attempts.length,
+        qaFailures: c.qa_failures,
+        startedAt: first ? Date.parse(first.started_at) : null,
+        endedAt:
+          IN_FLIGHT_STATES.has(c.state) || !lastAttempt?.ended_at ? null : Date.parse(lastAttempt.ended_at),
+        reason: c.reason,
+        health: this.health.get(c.task_id) ?? null,
+        reviewPending: reviews.has(c.task_id),
+        running: session?.running ?? false,
+      };
+    });
+    const started = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked');
+    const wave = started.length ? Math.max(...started.map((c) => (this.levels.get(c.task_id) ?? 0) + 1)) : 0;
+    this.snapshot = {
+      ...this.snapshot,
+      batchState: record.batch_state,
+      wave,
+      integrated: record.children.filter((c) => INTEGRATED_STATES.has(c.state)).length,
+      rows,
+      paused: this.coordinator?.paused ?? false,
+      pauseReason: this.coordinator?.pauseReason ?? null,
+    };
+    this.changed();
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
