@@ -15,11 +15,21 @@ export class Notifier {
   notify(key: string, message: string): boolean {
     if (this.seen.has(key) || this.mode === 'none') return false;
     this.seen.add(key);
-    const text = message.replace(/[\x00-\x1f\x7f]/g, ' ').slice(0, 200);
+    // No control characters inside the OSC: they would end it early or inject others.
+    const text = stripControls(message).slice(0, 200);
     let out = '';
     if (this.mode === 'bell' || this.mode === 'both') out += '\x07';
     if (this.mode === 'osc9' || this.mode === 'both') out += `\x1b]9;${text}\x07`;
     this.write(out);
     return true;
   }
+}
+
+function stripControls(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0) ?? 0;
+    out += code < 0x20 || code === 0x7f ? ' ' : ch;
+  }
+  return out;
 }
