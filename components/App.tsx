@@ -32,8 +32,11 @@ export interface TuiActions {
   quit(): void;
 }
 
+/** The part of the TUI store the app reads (tests pass a small fake of it). */
+export type AppStore = Pick<TuiStore, 'subscribe' | 'getSnapshot' | 'sessions' | 'shells' | 'setVisible'>;
+
 export interface AppProps {
-  store: TuiStore | null;
+  store: AppStore | null;
   actions: TuiActions;
   confirmLines?: string[];
 }
@@ -129,15 +132,13 @@ export function App({ store, actions, confirmLines }: AppProps) {
           .then((text) => setOverlay({ kind: 'text', title: `diff of ${task}`, lines: diffLines(text) }));
         return;
       case 'qa-log':
-        void actions
-          .qaLog(task)
-          .then((text) =>
-            setOverlay({
-              kind: 'text',
-              title: `QA log of ${task}`,
-              lines: text.split('\n').map((t) => ({ text: t })),
-            }),
-          );
+        void actions.qaLog(task).then((text) =>
+          setOverlay({
+            kind: 'text',
+            title: `QA log of ${task}`,
+            lines: text.split('\n').map((t) => ({ text: t })),
+          }),
+        );
         return;
       case 'shell':
         void actions.openShell(task).then(() => setAttached(true));

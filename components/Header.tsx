@@ -1,4 +1,4 @@
-import { Box, Text } from 'ink';
+import { Text } from 'ink';
 import type { TuiSnapshot } from '../src/tui/tui-store.js';
 import { formatElapsed, stateColor } from './theme.js';
 
@@ -9,24 +9,31 @@ export function progressBar(done: number, total: number, width = BAR_WIDTH): str
   return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
 }
 
-/** Batch, branch, state, wave, progress (integrated / total) and elapsed time. */
+/**
+ * Batch, branch, state, wave, progress (integrated / total) and elapsed time, on one row
+ * that is cut at the terminal's edge (the layout below counts on a single header row).
+ */
 export function Header({ snapshot, now }: { snapshot: TuiSnapshot; now: number }) {
   const s = snapshot;
+  const gap = '  ';
   return (
-    <Box flexDirection="column">
-      <Box gap={2}>
-        <Text bold>lanes · {s.batchId}</Text>
-        <Text dimColor>{s.branch}</Text>
-        <Text color={stateColor(s.batchState)}>{s.batchState}</Text>
-        <Text>
-          wave {s.wave}/{s.waves}
-        </Text>
-        <Text>
-          {progressBar(s.integrated, s.total)} {s.integrated}/{s.total} integrated
-        </Text>
-        <Text dimColor>{formatElapsed(now - s.startedAt)}</Text>
-        {s.paused ? <Text color="yellow">dispatch paused</Text> : null}
-      </Box>
-    </Box>
+    <Text wrap="truncate-end">
+      <Text bold>lanes · {s.batchId}</Text>
+      {gap}
+      <Text dimColor>{s.branch}</Text>
+      {gap}
+      <Text color={stateColor(s.batchState)}>{s.batchState}</Text>
+      {s.paused ? (
+        <>
+          {gap}
+          <Text color="yellow">dispatch paused</Text>
+        </>
+      ) : null}
+      {gap}
+      wave {s.wave}/{s.waves}
+      {gap}
+      {progressBar(s.integrated, s.total)} {s.integrated}/{s.total} integrated{gap}
+      <Text dimColor>{formatElapsed(now - s.startedAt)}</Text>
+    </Text>
   );
 }

@@ -17,7 +17,7 @@ function elapsed(row: LaneRow, now: number): string {
   return formatElapsed((row.endedAt ?? now) - row.startedAt);
 }
 
-/** Every child: state (coloured), attempt, QA failures, elapsed, health and reason. */
+/** Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected lane's reason. */
 export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: number; now: number }) {
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
   return (
@@ -30,11 +30,12 @@ export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: n
               <Text color={i === selected ? 'blueBright' : undefined}>{i === selected ? '›' : ' '} </Text>
               <Text bold={i === selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
               <Text color={stateColor(row.state)}>{row.state.padEnd(15)}</Text>
+              {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
+              {tag ? <Text color={tag.color}>{tag.text}</Text> : null}
               <Text dimColor>
                 {row.attempt ? ` #${row.attempt}` : '   '}
                 {row.qaFailures ? ` qa✗${row.qaFailures}` : ''} {elapsed(row, now)}
               </Text>
-              {tag ? <Text color={tag.color}> {tag.text}</Text> : null}
             </Text>
             {row.reason && i === selected ? (
               <Text color="yellow" wrap="truncate-end">

@@ -38,9 +38,10 @@ export interface OfferFacts {
 }
 
 export interface LaneLook {
-  /** The path is a worktree root of this repository. */
+  /** The path is a worktree of this repository. */
   present: boolean;
   branch: string | null;
+  /** Only read when asked for (it costs a `git status`); false when not asked. */
   clean: boolean;
 }
 
@@ -59,7 +60,9 @@ export interface GitPort {
   commitsBetween(from: string, to: string): Promise<CommitSummary[]>;
   worktreesOnBranch(branch: string): Promise<string[]>;
   offerFacts(path: string): Promise<OfferFacts>;
-  lookAtLane(path: string): Promise<LaneLook>;
+  lookAtLane(path: string, options?: { clean?: boolean }): Promise<LaneLook>;
+  /** Forget what was read about worktrees: the steward may have changed them since. */
+  refresh?(): void;
   changedPaths(lanePath: string, base: string): Promise<string[]>;
   findDelivery(lanePath: string, branch: string, ids: DeliveryIds): Promise<string | null>;
   commitDelivery(

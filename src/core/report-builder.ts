@@ -47,7 +47,7 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   ) {
     for (const child of ctx.record.children) {
       if (child.state !== 'integrated') continue;
-      const look = await ctx.ports.git.lookAtLane(child.lane!.path);
+      const look = await ctx.ports.git.lookAtLane(child.lane!.path, { clean: true });
       if (look.present && look.clean)
         handoffs.push({
           action: 'release',

@@ -43,6 +43,7 @@ export interface TickInput {
 }
 
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
+  ports.git.refresh?.();
   const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
   if (checkedOut.length > 0)
@@ -53,32 +54,47 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
     );
 
   if (isTerminal(ctx.record.batch_state)) {
+    ctx.step = 'release';
     if (ctx.record.batch_state === 'completed') await recordReleases(ctx);
+    ctx.step = 'report';
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   }
+  ctx.step = 'approve';
   if (input.approval) await applyApproval(ctx, input.approval);
+  ctx.step = 'report';
   if (ctx.record.batch_state === 'needs_human')
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  ctx.step = 'start';
   if (ctx.record.batch_state === 'prepared') {
     ctx.save(setBatchState(ctx.record, 'running'));
   }
+  ctx.step = 'notices';
   recordNotices(ctx, input);
 
+  ctx.step = 'adopt';
   await adoptIntegrations(ctx); // 1
+  ctx.step = 'release';
   await recordReleases(ctx); // 2
+  ctx.step = 'lineage';
   const lineage = await classifyLineage(ports.git, ctx.record); // 3
   if (lineage.kind === 'broken') {
     failBatch(ctx, lineage.reason);
+    ctx.step = 'report';
     return finish(ctx, await settleAndReport(ctx, { refusals: [], reason: lineage.reason }));
   }
   if (lineage.kind === 'fast_forward') {
     ctx.save(adoptHead(ctx.record, lineage.from, lineage.head));
     ctx.journal('head-adopted', { from: lineage.from, to: lineage.head });
   }
+  ctx.step = 'observe';
   await observeLanes(ctx); // 4
+  ctx.step = 'commit';
   await commitSettled(ctx); // 5
+  ctx.step = 'integrate';
   await integrateCommitted(ctx);
+  ctx.step = 'admit';
   const refusals = await admitOffers(ctx, input.offers ?? []); // 6
+  ctx.step = 'report';
   return finish(ctx, await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false })); // 7
 }
 

@@ -68,14 +68,15 @@ export interface Ident {
   date: string;
 }
 
-export async function commitAuthor(cwd: string, sha: string): Promise<Ident> {
-  const out = await gitLine(cwd, ['log', '-1', '--format=%an%x00%ae%x00%ad', '--date=raw', sha, '--']);
-  const [name = '', email = '', date = ''] = out.split('\0');
-  return { name, email, date };
-}
-
-export async function commitMessage(cwd: string, sha: string): Promise<string> {
-  return (await git(cwd, ['log', '-1', '--format=%B', sha, '--'])).stdout.replace(/\n+$/, '\n');
+/** A commit's author and full message, in one git call. */
+export async function commitAuthorAndMessage(
+  cwd: string,
+  sha: string,
+): Promise<{ author: Ident; message: string }> {
+  const out = (await git(cwd, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%B', '--date=raw', sha, '--']))
+    .stdout;
+  const [name = '', email = '', date = '', ...rest] = out.split('\0');
+  return { author: { name, email, date }, message: rest.join('\0').replace(/\n+$/, '\n') };
 }
 
 /** What a change does, path by path: "<mode> <blob>" of the new side ("0 deleted" for a deletion). */
@@ -107,8 +108,22 @@ export function sameChange(a: Map<string, string>, b: Map<string, string>): bool
   return true;
 }
 
-/** Environment that gives lanes' commits an identity when the repository has none configured. */
-export async function identityEnv(cwd: string): Promise<Record<string, string>> {
+const identities = new Map<string, Promise<Record<string, string>>>();
+
+/**
+ * Environment that gives lanes' commits an identity when the repository has none
+ * configured. Asked once per folder and process: the answer does not change mid-batch.
+ */
+export function identityEnv(cwd: string): Promise<Record<string, string>> {
+  let found = identities.get(cwd);
+  if (!found) {
+    found = readIdentityEnv(cwd);
+    identities.set(cwd, found);
+  }
+  return found;
+}
+
+async function readIdentityEnv(cwd: string): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   const author = await git(cwd, ['var', 'GIT_AUTHOR_IDENT'], { okCodes: [128] });
   if (author.exitCode !== 0)

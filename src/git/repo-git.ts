@@ -1,11 +1,10 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
 import {
   changeIdentity,
-  commitAuthor,
-  commitMessage,
+  commitAuthorAndMessage,
   commitsBetween,
   commitTree,
   identityEnv,
@@ -16,7 +15,8 @@ import {
 } from './commits.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
 import { git, splitNul } from './git.js';
-import { changedPaths, inspectLane, listWorktrees, realpathOrNull } from './worktrees.js';
+import { changedPaths, inspectLane, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
+import type { WorktreeEntry } from './worktrees.js';
 
 // The GitPort over a real repository: plumbing only, never the user's work tree or index.
 
@@ -43,18 +43,33 @@ export class RepoGit implements GitPort {
     return commitsBetween(this.root, from, to);
   }
 
+  /** One `git worktree list` per tick answers "is this lane there, on which branch" for every lane. */
+  private worktrees: Promise<WorktreeEntry[]> | null = null;
+
+  refresh(): void {
+    this.worktrees = null;
+  }
+
+  private listed(): Promise<WorktreeEntry[]> {
+    this.worktrees ??= listWorktrees(this.root);
+    return this.worktrees;
+  }
+
   async worktreesOnBranch(branch: string): Promise<string[]> {
-    return (await listWorktrees(this.root)).filter((w) => w.branch === branch).map((w) => w.path);
+    return (await this.listed()).filter((w) => w.branch === branch).map((w) => w.path);
   }
 
   offerFacts(path: string): Promise<OfferFacts> {
     return inspectLane(path, this.commonDir);
   }
 
-  async lookAtLane(path: string): Promise<LaneLook> {
-    const facts = await inspectLane(path, this.commonDir);
-    const present = facts.realpath !== null && facts.sameRepository && facts.isWorktreeRoot;
-    return { present, branch: present ? facts.branch : null, clean: present && facts.clean };
+  async lookAtLane(path: string, options: { clean?: boolean } = {}): Promise<LaneLook> {
+    const real = realpathOrNull(path);
+    const entry =
+      real === null ? undefined : (await this.listed()).find((w) => realpathOrNull(w.path) === real);
+    // A worktree git still lists but whose folder is gone is not present.
+    if (!entry || !existsSync(path)) return { present: false, branch: null, clean: false };
+    return { present: true, branch: entry.branch, clean: options.clean ? await isClean(path) : false };
   }
 
   changedPaths(lanePath: string, base: string): Promise<string[]> {
@@ -104,8 +119,8 @@ export class RepoGit implements GitPort {
     laneCommit: string,
     extraTrailers: string,
   ): Promise<string> {
-    const author = await commitAuthor(this.root, laneCommit);
-    const message = `${(await commitMessage(this.root, laneCommit)).replace(/\n+$/, '')}\n${extraTrailers}`;
+    const { author, message: laneMessage } = await commitAuthorAndMessage(this.root, laneCommit);
+    const message = `${laneMessage.replace(/\n+$/, '')}\n${extraTrailers}`;
     const env = {
       ...(await identityEnv(this.root)),
       GIT_AUTHOR_NAME: author.name,

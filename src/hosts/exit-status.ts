@@ -17,7 +17,7 @@ export function wrapWithExitStatus(argv: readonly string[], statusPath: string):
   return ['sh', '-c', WRAPPER, statusPath, ...argv];
 }
 
-/** The recorded exit, or null while the executor has not ended. Codes above 128 are signals. */
+/** The recorded exit, or null while the executor has not ended (a signal shows as 128+n, as in sh). */
 export function readExitStatus(statusPath: string): ExitInfo | null {
   if (!existsSync(statusPath)) return null;
   const text = readFileSync(statusPath, 'utf8').trim();

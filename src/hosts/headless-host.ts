@@ -67,7 +67,7 @@ export class HeadlessHost implements Host {
       },
       resize() {},
       kill(signal = 'SIGTERM') {
-        killGroup(child.pid, signal);
+        if (running) killGroup(child.pid, signal);
       },
       recentLines: (count) => transcript.recent(count),
     };

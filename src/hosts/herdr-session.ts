@@ -18,8 +18,9 @@ import { Transcript } from './transcript.js';
 
 /** How often the status file and the wrapper's pid are checked. */
 export const STATUS_POLL_MS = 250;
-/** How often the lane's recent output is read from Herdr while the executor runs. */
+/** How often the lane's recent output is read from Herdr while it changes; quiet lanes are read less often. */
 export const RECENT_REFRESH_MS = 1000;
+export const QUIET_REFRESH_MAX_MS = 5000;
 export const RECENT_READ_LINES = 200;
 /** One `pane wait-output` call's timeout; the wait is renewed until the executor ends. */
 export const MARKER_WAIT_MS = 60_000;
@@ -50,7 +51,9 @@ export class HerdrSession implements LaneSession {
   private readAt = 0;
   private refreshing: Promise<void> | null = null;
   private readonly listeners = new Set<(chunk: string) => void>();
-  private readonly timers: NodeJS.Timeout[] = [];
+  private statusTimer: NodeJS.Timeout | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private refreshEvery = RECENT_REFRESH_MS;
   private waiter: ReturnType<HerdrCli['start']> | null = null;
   private readonly transcript: Transcript;
 
@@ -67,8 +70,7 @@ export class HerdrSession implements LaneSession {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
     this.transcript = new Transcript(spec.logPath);
     // The status poll keeps lanes alive while it waits; the output refresh does not need to.
-    this.timers.push(setInterval(() => this.checkExit(), STATUS_POLL_MS));
-    this.timers.push(setInterval(() => void this.refresh(), RECENT_REFRESH_MS).unref());
+    this.statusTimer = setInterval(() => this.checkExit(), STATUS_POLL_MS);
     void this.refresh();
     this.watchMarker();
   }
@@ -116,7 +118,8 @@ export class HerdrSession implements LaneSession {
 
   private stopWatching(): void {
     this.stopped = true;
-    for (const timer of this.timers) clearInterval(timer);
+    if (this.statusTimer) clearInterval(this.statusTimer);
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.waiter?.kill();
     this.waiter = null;
   }
@@ -147,7 +150,10 @@ export class HerdrSession implements LaneSession {
       .run([...args, String(RECENT_READ_LINES)])
       .then((text) => {
         this.link.fine();
-        this.take(text);
+        // Changing output is read every second; a quiet lane less and less often.
+        this.refreshEvery = this.take(text)
+          ? RECENT_REFRESH_MS
+          : Math.min(this.refreshEvery * 2, QUIET_REFRESH_MAX_MS);
       })
       .catch((error: unknown) => {
         if (isHerdrError(error) && error.transient) this.link.trouble(error);
@@ -156,19 +162,24 @@ export class HerdrSession implements LaneSession {
       .finally(() => {
         this.readAt = Date.now();
         this.refreshing = null;
+        if (this.refreshTimer) clearTimeout(this.refreshTimer);
+        if (!this.stopped)
+          this.refreshTimer = setTimeout(() => void this.refresh(), this.refreshEvery).unref();
       });
     return this.refreshing;
   }
 
-  private take(text: string): void {
+  /** Takes a read; true when it showed something new. */
+  private take(text: string): boolean {
     const next = text.replace(/\r/g, '').split('\n');
     while (next.length && next.at(-1)!.trim() === '') next.pop();
     const added = addedLines(this.lines, next);
     this.lines = next;
-    if (added.length === 0) return;
+    if (added.length === 0) return false;
     const chunk = `${added.join('\n')}\n`;
     this.transcript.add(chunk);
     for (const listener of this.listeners) listener(chunk);
+    return true;
   }
 
   /** The second signal: Herdr tells when the wrapper's marker appears in the pane. */

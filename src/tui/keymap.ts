@@ -77,12 +77,17 @@ export interface KeyInfo {
   downArrow?: boolean;
   return?: boolean;
   ctrl?: boolean;
+  meta?: boolean;
 }
 
 /** The command a key press means, if any. */
 export function commandFor(input: string, key: KeyInfo): Command | null {
   const name = key.upArrow ? 'up' : key.downArrow ? 'down' : key.return ? 'return' : input;
   if (key.ctrl && input === 'c') return 'quit';
+  // Ink reports ctrl-x as input 'x' with ctrl (alt-x likewise with meta): those are not
+  // the plain keys. A ctrl-g sent to detach after the pane already ended must not toggle
+  // the grid, and ctrl-a / ctrl-x must not approve or reject a review.
+  if (key.ctrl || key.meta) return null;
   return BINDINGS.find((b) => b.keys.includes(name))?.command ?? null;
 }
 

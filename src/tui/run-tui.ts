@@ -14,6 +14,8 @@ import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { batchPorts } from '../cli/batch-ports.js';
 import { exitCodeForState } from '../cli/exit-codes.js';
+import { makeHost } from '../cli/run-batch.js';
+import type { HostName } from '../cli/run-batch.js';
 import { laneDiff, laneQaLog } from './lane-views.js';
 import { Notifier } from './notify.js';
 import { TuiStore } from './tui-store.js';
@@ -24,7 +26,7 @@ import { TuiStore } from './tui-store.js';
 export interface TuiRun {
   repo: RepoPaths;
   batchId: string;
-  host: Host;
+  host: HostName;
   /** Held for the whole run; with `confirm`, taken by `create` after the `y`. */
   lock?: BatchLock;
   /** Lines of the confirmation screen, and what a `y` does (lock, then create the batch). */
@@ -54,10 +56,11 @@ export async function runTui(run: TuiRun): Promise<number> {
       lock = await run.confirm.create();
     }
     const config = loadConfig(run.repo.root);
+    let store: TuiStore | null = null;
+    const host: Host = await makeHost(run.host, (text) => store?.notice(text));
     const ports = batchPorts(run.repo, run.batchId);
     const notifier = new Notifier(config.notify, (data) => process.stdout.write(data));
     const shellHost = new PtyHost();
-    let store: TuiStore | null = null;
     const onEvent = (event: CoordinatorEvent) => {
       store?.onEvent(event);
       notifyFor(notifier, event);
@@ -67,7 +70,7 @@ export async function runTui(run: TuiRun): Promise<number> {
       repoRoot: run.repo.root,
       ports,
       config,
-      host: run.host,
+      host,
       waitForHuman: true,
       onEvent,
       ...(run.approval ? { approval: run.approval } : {}),
@@ -106,7 +109,7 @@ export async function runTui(run: TuiRun): Promise<number> {
         return true;
       },
       resize: (cols, rows) => {
-        if (run.host instanceof PtyHost) run.host.setSize(cols, rows);
+        if (host instanceof PtyHost) host.setSize(cols, rows);
         shellHost.setSize(cols, rows);
         for (const s of [...store!.sessions.values(), ...store!.shells.values()]) s.resize(cols, rows);
       },
@@ -118,7 +121,7 @@ export async function runTui(run: TuiRun): Promise<number> {
     await Promise.race([quitting, finished]);
     coordinator.stop();
     const result = await finished;
-    if (run.host.name !== 'herdr') await run.host.dispose();
+    await host.dispose();
     await shellHost.dispose();
     store.dispose();
     instance.unmount();

@@ -9,7 +9,7 @@ import { findRepo } from '../../store/state-dir.js';
 import { parseCommand } from '../args.js';
 import { createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
-import { chooseHost, drawsTui, makeHost, parseHost, runBatch } from '../run-batch.js';
+import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
 import { runTui } from '../../tui/run-tui.js';
 
 const DEFAULT_DELAY_MS = 1500;
@@ -47,7 +47,7 @@ export async function demoCommand(ctx: CommandContext, argv: string[]): Promise<
     const code = await runTui({
       repo,
       batchId: DEMO_BATCH,
-      host: await makeHost(chooseHost(host, true)),
+      host: chooseHost(host, true),
       confirm: { lines, create },
     });
     ctx.stderr(`demo project: ${files.repo}\n`);

@@ -10,7 +10,7 @@ import { batchIdArg, parseCommand } from '../args.js';
 import { batchPorts } from '../batch-ports.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
-import { chooseHost, drawsTui, exitCodeFor, makeHost, parseHost, runBatch } from '../run-batch.js';
+import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { runTui } from '../../tui/run-tui.js';
 
@@ -43,11 +43,16 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
   const batchId = batchIdArg('resume', positionals[0]) ?? defaultBatch(store, 'resume');
   const ports = batchPorts(repo, batchId);
   const record = ports.store.readRecord();
-  if (TERMINAL_BATCH_STATES.has(record.batch_state)) {
-    const report = store.readReport(batchId);
-    if (report) ctx.stdout(formatReport(report));
+  const stored = store.readReport(batchId);
+  // A batch that ended just before a crash may still have lanes to release or its final
+  // report to write: then the coordinator runs once more to wrap it up.
+  const wrapUp =
+    stored?.batch_state !== record.batch_state ||
+    (record.batch_state === 'completed' && record.children.some((c) => c.state === 'integrated'));
+  if (TERMINAL_BATCH_STATES.has(record.batch_state) && !wrapUp) {
+    if (stored) ctx.stdout(formatReport(stored));
     ctx.stderr(`lanes: batch ${batchId} has ended (${record.batch_state}); nothing to resume\n`);
-    return exitCodeFor({ state: record.batch_state, paused: false, waitingForReview: [], report: report! });
+    return exitCodeFor({ state: record.batch_state, paused: false, waitingForReview: [], report: stored! });
   }
   let approval: Approval | undefined;
   if (values.approve) {
@@ -73,7 +78,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
   if (drawsTui(values.headless)) {
     // In the TUI a parked batch waits on screen for `r`, the fresh confirmation.
     const lock = await acquireBatchLock(repo.stateDir, batchId, command);
-    const tuiHost = await makeHost(chooseHost(host, true));
+    const tuiHost = chooseHost(host, true);
     return runTui({ repo, batchId, host: tuiHost, lock, ...(approval ? { approval } : {}) });
   }
   return runBatch(ctx, {

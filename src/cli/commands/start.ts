@@ -9,7 +9,7 @@ import { batchPorts } from '../batch-ports.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
-import { chooseHost, drawsTui, makeHost, parseHost, runBatch } from '../run-batch.js';
+import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
 import { runTui } from '../../tui/run-tui.js';
 
 const USAGE =
@@ -47,7 +47,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       await createBatch(repo, plan, checked, new Date());
       return lock;
     };
-    const tuiHost = await makeHost(chooseHost(host, true));
+    const tuiHost = chooseHost(host, true);
     if (values.yes) return runTui({ repo, batchId: plan.batch, host: tuiHost, lock: await create() });
     const lines = describePlan(plan, checked).trimEnd().split('\n');
     return runTui({ repo, batchId: plan.batch, host: tuiHost, confirm: { lines, create } });

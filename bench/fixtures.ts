@@ -1,0 +1,52 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+
+// Temporary repositories and plans for the benchmarks.
+
+export const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.js');
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function makeRepo(dir: string): Promise<string> {
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  await execa('git', ['init', '-q', '-b', 'main', repo]);
+  for (const [k, v] of [
+    ['user.email', 'bench@lanes.invalid'],
+    ['user.name', 'bench'],
+    ['commit.gpgsign', 'false'],
+  ])
+    await execa('git', ['-C', repo, 'config', k as string, v as string]);
+  writeFileSync(join(repo, 'README.md'), '# bench\n');
+  await execa('git', ['-C', repo, 'add', '-A']);
+  await execa('git', ['-C', repo, 'commit', '-q', '-m', 'initial']);
+  return repo;
+}
+
+/** N independent children, each writing its own file; acceptance `true`; script executor. */
+export function independentPlan(batch: string, n: number, parallel: number): object {
+  return {
+    batch,
+    max_parallel: parallel,
+    executor: 'script',
+    children: Array.from({ length: n }, (_, i) => {
+      const id = `c${String(i).padStart(4, '0')}`;
+      return {
+        id,
+        goal: `write ${id}`,
+        scope: [`files/${id}.txt`],
+        acceptance: [{ id: 'ok', run: ['true'] }],
+        run: `mkdir -p files && echo ${i} > files/${id}.txt`,
+      };
+    }),
+  };
+}
+
+export function writeJson(path: string, value: unknown): string {
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}

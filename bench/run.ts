@@ -1,0 +1,57 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { integrationOverhead } from './integration-overhead.js';
+import { keystrokeLatency } from './keystroke-latency.js';
+import { memory } from './memory.js';
+import { paneThroughput } from './pane-throughput.js';
+import { planCheck } from './plan-check.js';
+import { formatFigure } from './stats.js';
+import type { Figure } from './stats.js';
+import { tickScaling } from './tick-scaling.js';
+
+// `npm run bench`: one line per figure, and bench/results.json. A benchmark, not a test:
+// nothing in `npm test` depends on these numbers. BENCH_QUICK=1 shrinks every figure for
+// a smoke run (the figures it prints are not the ones to quote).
+
+const quick = process.env.BENCH_QUICK === '1';
+const RUNS = quick ? 2 : 5;
+const only = process.env.BENCH_ONLY?.split(',');
+
+const figures: [string, () => Promise<Figure>][] = [
+  ['integration_overhead', () => integrationOverhead(quick ? 8 : 60, RUNS)],
+  ['tick_scaling', () => tickScaling(quick ? 3 : 7)],
+  ['plan_check', () => planCheck(500, quick ? 3 : 7)],
+  ['pane_throughput', () => paneThroughput(quick ? 2 : 20, RUNS)],
+  ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
+  ['memory', () => memory(quick ? 1 : 5)],
+];
+
+const results: Figure[] = [];
+const started = Date.now();
+for (const [name, measure] of figures) {
+  if (only && !only.includes(name)) continue;
+  try {
+    const figure = await measure();
+    results.push(figure);
+    console.log(formatFigure(figure));
+  } catch (error) {
+    console.log(`${name}: failed: ${(error as Error).message}`);
+    results.push({
+      name,
+      value: NaN,
+      min: NaN,
+      max: NaN,
+      target: NaN,
+      unit: '',
+      met: false,
+      detail: { error: String(error) },
+    });
+  }
+}
+const out = join(import.meta.dirname, '..', '..', 'bench', 'results.json');
+writeFileSync(
+  out,
+  `${JSON.stringify({ measured_at: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), figures: results }, null, 2)}\n`,
+);
+console.log(`wrote ${out} in ${Math.round((Date.now() - started) / 1000)} s`);
+process.exit(0);

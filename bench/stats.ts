@@ -1,0 +1,62 @@
+// Figures as the issue asks: every figure a ratio against a baseline measured in the same
+// run, the median of at least 5 runs, with min and max.
+
+export interface Figure {
+  name: string;
+  /** Median of the per-run ratios (or the absolute value for latency/memory figures). */
+  value: number;
+  min: number;
+  max: number;
+  target: number;
+  unit: string;
+  met: boolean;
+  detail: Record<string, unknown>;
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;
+}
+
+/** Ratio figure from paired runs (lanes[i] / baseline[i]). */
+export function ratioFigure(
+  name: string,
+  lanes: number[],
+  baseline: number[],
+  target: number,
+  detail: Record<string, unknown> = {},
+): Figure {
+  const ratios = lanes.map((x, i) => x / (baseline[i] as number));
+  const value = median(ratios);
+  return {
+    name,
+    value,
+    min: Math.min(...ratios),
+    max: Math.max(...ratios),
+    target,
+    unit: 'x',
+    met: value <= target,
+    detail: { lanes_ms: lanes.map(round), baseline_ms: baseline.map(round), ...detail },
+  };
+}
+
+export function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+export function formatFigure(f: Figure): string {
+  const v = (x: number) => (f.unit === 'x' ? x.toFixed(2) : `${x.toFixed(1)}`);
+  return `${f.name}: ${v(f.value)}${f.unit === 'x' ? '' : ` ${f.unit}`} (${v(f.min)}..${v(f.max)}) target ${f.target}${f.unit === 'x' ? 'x' : ` ${f.unit}`}: ${f.met ? 'met' : 'missed'}`;
+}
+
+export async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
