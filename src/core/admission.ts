@@ -33,7 +33,6 @@ export function decideAdmission(
   offer: LaneOffer,
   facts: OfferFacts,
   coordinatorRoot: string,
-  offeredThisTick: ReadonlySet<string>,
 ): AdmissionReason | null {
   if (!startableChildren(record, plan).includes(offer.task_id)) return 'batch_lane_unknown_child';
   if (!facts.realpath || !facts.sameRepository || !facts.isWorktreeRoot)
@@ -43,23 +42,22 @@ export function decideAdmission(
   if (facts.head !== expectedHead(record)) return 'batch_lane_base_mismatch';
   if (!facts.clean) return 'batch_lane_dirty';
   const bound = record.children.some((c) => c.lane?.path === facts.realpath && c.state !== 'released');
-  if (bound || offeredThisTick.has(facts.realpath)) return 'batch_lane_occupied';
+  // (a path admitted earlier in the same tick is already bound in the record)
+  if (bound) return 'batch_lane_occupied';
   return null;
 }
 
 export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]): Promise<LaneRefusal[]> {
   const refusals: LaneRefusal[] = [];
-  const taken = new Set<string>();
   for (const offer of offers) {
     const facts = await ctx.ports.git.offerFacts(offer.path);
-    const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot, taken);
+    const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot);
     if (reason) {
       refusals.push({ task_id: offer.task_id, path: offer.path, reason });
       ctx.journal('lane-refused', { task: offer.task_id, path: offer.path, reason });
       continue;
     }
     const path = facts.realpath!;
-    taken.add(path);
     const branch = laneBranch(ctx.record.batch_id, offer.task_id);
     ctx.save(admitLane(ctx.record, offer.task_id, { path, branch, base_head: expectedHead(ctx.record) }));
     ctx.journal('lane-admitted', { task: offer.task_id, path });
