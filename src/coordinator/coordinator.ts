@@ -169,7 +169,10 @@ export class Coordinator {
         this.emit({ kind: 'report', report });
 
         let again = await this.handleRefusals(report, offers, setupFailures);
-        for (const handoff of report.handoffs) {
+        // Start executors, then refill free slots, and only then remove released lanes.
+        const order = { executor: 0, provision: 1, release: 2 } as const;
+        const handoffs = [...report.handoffs].sort((a, b) => order[a.action] - order[b.action]);
+        for (const handoff of handoffs) {
           if (await this.act(handoff, report, offers, setupFailures)) again = true;
         }
         if (this.runner.exits.length) again = true;
@@ -210,10 +213,22 @@ export class Coordinator {
     for (const refusal of report.lane_refusals) {
       const path = this.steward.lanePath(refusal.task_id);
       const head = expectedHead(this.options.ports.store.readRecord());
-      if (refusal.reason === 'batch_lane_base_mismatch' && (await this.steward.moveToBase(path, head))) {
-        offers.push({ task_id: refusal.task_id, path });
-        again = true;
-      } else if (refusal.reason !== 'batch_lane_unknown_child') {
+      if (refusal.reason === 'batch_lane_base_mismatch') {
+        // Offered again only while this report still provisions it: a child before it in plan
+        // order may have taken the slot meanwhile (its lane is then reused when its turn comes).
+        if (!report.handoffs.some((h) => h.action === 'provision' && h.task_id === refusal.task_id)) continue;
+        if (await this.steward.moveToBase(path, head)) {
+          offers.push({ task_id: refusal.task_id, path });
+          this.options.ports.store.journal('lane-provisioned', {
+            task: refusal.task_id,
+            path,
+            moved_to: head,
+          });
+          again = true;
+          continue;
+        }
+      }
+      if (refusal.reason !== 'batch_lane_unknown_child') {
         // (a child no longer startable keeps its lane: it is reused when its turn comes)
         failures.push({ task_id: refusal.task_id, reason: `lane refused: ${refusal.reason}` });
         again = true;

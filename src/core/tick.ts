@@ -61,9 +61,12 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
   }
   ctx.step = 'approve';
   if (input.approval) await applyApproval(ctx, input.approval);
-  ctx.step = 'report';
-  if (ctx.record.batch_state === 'needs_human')
+  if (ctx.record.batch_state === 'needs_human') {
+    ctx.step = 'release';
+    await recordReleases(ctx); // the steward still releases integrated lanes meanwhile
+    ctx.step = 'report';
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  }
   ctx.step = 'start';
   if (ctx.record.batch_state === 'prepared') {
     ctx.save(setBatchState(ctx.record, 'running'));

@@ -13,6 +13,9 @@ export interface PtySession extends LaneSession {
   readonly screen: ScreenModel;
 }
 
+/** Chunks of pty output the screen model may lag behind before the pty is paused. */
+const MAX_CHUNKS_BEHIND = 8;
+
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
 export class PtyHost implements Host {
@@ -38,8 +41,17 @@ export class PtyHost implements Host {
       env: { ...process.env, ...spec.env, TERM: 'xterm-256color' } as Record<string, string>,
     });
     let running = true;
+    // Flow control: while the screen model is more than a few chunks behind, the pty is
+    // paused, so a flood of output waits in the kernel's pty buffer (and the executor
+    // blocks) instead of piling up in memory and starving keystrokes of the event loop.
+    let behind = 0;
     proc.onData((data) => {
-      void screen.write(data);
+      behind++;
+      if (behind === MAX_CHUNKS_BEHIND) proc.pause();
+      void screen.write(data).then(() => {
+        behind--;
+        if (behind === MAX_CHUNKS_BEHIND - 1 && running) proc.resume();
+      });
       transcript.add(data);
       for (const l of listeners) l(data);
     });
