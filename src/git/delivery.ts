@@ -59,9 +59,11 @@ export async function commitDelivery(
   paths: readonly string[],
   goal: string,
   t: DeliveryTrailers,
+  /** Where the commit identity is read (the repository root: every lane shares it). */
+  identityFrom: string = lanePath,
 ): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), 'lanes-index-'));
-  const env = { ...(await identityEnv(lanePath)), GIT_INDEX_FILE: join(scratch, 'index') };
+  const env = { ...(await identityEnv(identityFrom)), GIT_INDEX_FILE: join(scratch, 'index') };
   try {
     await git(lanePath, ['read-tree', t.base], { env });
     if (paths.length > 0) await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });

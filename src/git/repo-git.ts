@@ -87,7 +87,7 @@ export class RepoGit implements GitPort {
     goal: string,
     ids: DeliveryIds,
   ): Promise<string> {
-    return commitDelivery(lanePath, branch, paths, goal, ids);
+    return commitDelivery(lanePath, branch, paths, goal, ids, this.root);
   }
 
   syncLaneIndex(lanePath: string): Promise<void> {

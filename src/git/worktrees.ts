@@ -94,6 +94,16 @@ export async function isClean(path: string): Promise<boolean> {
  */
 export async function changedPaths(lanePath: string, base: string): Promise<string[]> {
   if (!existsSync(lanePath)) return [];
+  try {
+    return await readChangedPaths(lanePath, base);
+  } catch (error) {
+    // The lane was deleted while git looked at it: it has no changes any more.
+    if (!existsSync(lanePath)) return [];
+    throw error;
+  }
+}
+
+async function readChangedPaths(lanePath: string, base: string): Promise<string[]> {
   const tracked = await git(lanePath, [
     'diff',
     '--name-only',
