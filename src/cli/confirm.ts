@@ -102,13 +102,23 @@ export async function createBatch(
   now: Date,
 ): Promise<BatchRecord> {
   const branch = batchBranch(plan.batch);
+  const files = new BatchFiles(repo.stateDir, plan.batch);
+  // Preflight ran before the lock: another `lanes start` of the same plan may have
+  // created the batch since. Under the lock, look again rather than overwrite it.
+  if (files.store.read(plan.batch) !== null)
+    throw new LanesError(
+      'batch_exists',
+      `batch "${plan.batch}" was created meanwhile; use lanes resume ${plan.batch}`,
+      2,
+    );
   const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
+  if (tip !== null && tip !== p.baseHead)
+    throw new LanesError('batch_exists', `branch ${branch} moved meanwhile (to ${tip.slice(0, 12)})`, 2);
   if (
     tip === null &&
     !(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, '0'.repeat(p.baseHead.length)))
   )
     throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
-  const files = new BatchFiles(repo.stateDir, plan.batch);
   files.writePlan(plan);
   const stamp = now.toISOString();
   const record: BatchRecord = {

@@ -206,7 +206,7 @@ export class ExecutorRunner {
     this.live.set(h.task_id, live);
     this.watchLane(h, session);
     void session.exited.then(async (exit) => {
-      crashPoint('after-executor-exit');
+      crashPoint('after-executor-exit', h.task_id);
       await this.onExit(h, live, (statusPath ? readExitStatus(statusPath) : null) ?? exit);
     });
   }

@@ -99,20 +99,29 @@ export class LaneWatch {
   async check(): Promise<void> {
     const now = Date.now();
     for (const [task, w] of this.lanes) {
-      const status = await git(w.lanePath, ['status', '--porcelain', '-z', '--untracked-files=all'], {
-        okCodes: [128],
-      });
-      w.stall.files(status.stdout, now);
-      if (w.stall.check(now, this.options.stallTimeoutMs)) {
-        w.health = { ...w.health, stalled: true };
-        this.options.onChange(task, w.health, 'stalled');
+      try {
+        await this.checkLane(task, w, now);
+      } catch {
+        // Advisory only, and run from a timer: a lane deleted under it (or git failing on
+        // it) must not end the coordinator. The next tick finds a lost lane and parks it.
       }
-      const inScope = scopeMatcher(this.options.scopeOf(task));
-      const drift = (await changedPaths(w.lanePath, w.base)).filter((p) => !inScope(p));
-      if (drift.join('\0') !== w.health.drift.join('\0')) {
-        w.health = { ...w.health, drift };
-        if (drift.length) this.options.onChange(task, w.health, 'drift');
-      }
+    }
+  }
+
+  private async checkLane(task: string, w: Watched, now: number): Promise<void> {
+    const status = await git(w.lanePath, ['status', '--porcelain', '-z', '--untracked-files=all'], {
+      okCodes: [128],
+    });
+    w.stall.files(status.stdout, now);
+    if (w.stall.check(now, this.options.stallTimeoutMs)) {
+      w.health = { ...w.health, stalled: true };
+      this.options.onChange(task, w.health, 'stalled');
+    }
+    const inScope = scopeMatcher(this.options.scopeOf(task));
+    const drift = (await changedPaths(w.lanePath, w.base)).filter((p) => !inScope(p));
+    if (drift.join('\0') !== w.health.drift.join('\0')) {
+      w.health = { ...w.health, drift };
+      if (drift.length) this.options.onChange(task, w.health, 'drift');
     }
   }
 }

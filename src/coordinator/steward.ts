@@ -65,7 +65,7 @@ export class Steward {
         okCodes: [128, 255],
       });
       if (add.exitCode !== 0) return failed(add.stderr.trim());
-      crashPoint('after-worktree-add');
+      crashPoint('after-worktree-add', h.task_id);
     }
     for (const file of this.config.copy_files) {
       const from = join(this.repoRoot, file);
@@ -105,11 +105,15 @@ export class Steward {
     const tip = await resolveCommit(this.repoRoot, `refs/heads/${batchBranch}`);
     if (tip === null || !(await isAncestor(this.repoRoot, integrationCommit, tip)))
       return `the integration of ${h.task_id} is not on ${batchBranch}: lane kept`;
+    if (!this.config.keep_lane_branches) {
+      // The branch goes first (the lane detached from it): a crash between the two leaves
+      // a lane the next release finds again, never a branch that nothing deletes any more.
+      await git(h.lane_path, ['checkout', '--quiet', '--detach']);
+      await git(this.repoRoot, ['branch', '-D', '--quiet', h.lane_branch], { okCodes: [1] });
+    }
     const removed = await git(this.repoRoot, ['worktree', 'remove', h.lane_path], { okCodes: [128] });
     if (removed.exitCode !== 0) return `git worktree remove failed: ${removed.stderr.trim()}`;
-    crashPoint('after-worktree-remove');
-    if (!this.config.keep_lane_branches)
-      await git(this.repoRoot, ['branch', '-D', '--quiet', h.lane_branch], { okCodes: [1] });
+    crashPoint('after-worktree-remove', h.task_id);
     return null;
   }
 }

@@ -1,17 +1,48 @@
-// Test facility (docs/RELIABILITY.md): LANES_CRASH_AT=<point>[:<n>] makes the process exit
-// abruptly (no cleanup, no finally blocks) the n-th time it reaches that named point.
+import { appendFileSync } from 'node:fs';
+
+// Test facility (docs/RELIABILITY.md): LANES_CRASH_AT=<point>[@<detail>][:<n>] makes the
+// process exit abruptly (SIGKILL: no cleanup, no finally blocks) the n-th time (default 1)
+// it reaches that named point — with `@<detail>`, only reaches whose detail contains that
+// text count (the atomic write names the file it writes: `@report.json`, `@/tasks/`).
+// LANES_CRASH_COUNT_FILE=<file> appends one line per point reached ("<point>" or
+// "<point> <detail>"), so a test can count how often a run reaches each point.
+// A point name may itself hold colons (`tick-persist:commit`): the count is what follows
+// the last colon when that is a number.
 
 const counts = new Map<string, number>();
 
-export function crashPoint(point: string): void {
+export interface CrashSpec {
+  point: string;
+  detail: string | null;
+  nth: number;
+}
+
+export function parseCrashSpec(spec: string): CrashSpec {
+  const colon = spec.lastIndexOf(':');
+  const tail = colon < 0 ? '' : spec.slice(colon + 1);
+  const counted = /^\d+$/.test(tail);
+  const name = counted ? spec.slice(0, colon) : spec;
+  const at = name.indexOf('@');
+  return {
+    point: at < 0 ? name : name.slice(0, at),
+    detail: at < 0 ? null : name.slice(at + 1),
+    nth: counted ? Number(tail) : 1,
+  };
+}
+
+export function crashPoint(point: string, detail?: string): void {
+  const countFile = process.env.LANES_CRASH_COUNT_FILE;
+  if (countFile) appendFileSync(countFile, `${detail ? `${point} ${detail}` : point}\n`);
   const spec = process.env.LANES_CRASH_AT;
   if (!spec) return;
-  const [name, nth] = spec.split(':');
-  if (name !== point) return;
+  const wanted = parseCrashSpec(spec);
+  if (wanted.point !== point) return;
+  if (wanted.detail !== null && !(detail ?? '').includes(wanted.detail)) return;
   const seen = (counts.get(point) ?? 0) + 1;
   counts.set(point, seen);
-  if (seen === Number(nth ?? '1')) {
-    process.stderr.write(`lanes: crash point ${point}:${seen} reached (LANES_CRASH_AT)\n`);
+  if (seen === wanted.nth) {
+    const where = detail ? ` (${detail})` : '';
+    process.stderr.write(`lanes: crash point ${spec} reached${where} (LANES_CRASH_AT)\n`);
     process.kill(process.pid, 'SIGKILL');
   }
 }

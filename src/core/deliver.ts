@@ -50,7 +50,7 @@ export async function commitSettled(ctx: TickContext): Promise<void> {
         continue;
       }
       commit = await git.commitDelivery(lane.path, lane.branch, paths, planned.goal, ids(ctx, child));
-      ctx.ports.crashPoint('after-lane-commit');
+      ctx.ports.crashPoint('after-lane-commit', child.task_id);
     }
     await git.syncLaneIndex(lane.path);
     ctx.save(commitLane(ctx.record, child.task_id, commit));
@@ -95,7 +95,7 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
     }
   }
   if (!(await git.advanceBranch(ctx.record.branch, candidate, head))) return false;
-  ctx.ports.crashPoint('after-update-ref');
+  ctx.ports.crashPoint('after-update-ref', child.task_id);
   ctx.save(integrate(ctx.record, child.task_id, candidate));
   ctx.journal('integrated', { task: child.task_id, commit: candidate, reverified: reverify });
   return true;

@@ -69,8 +69,8 @@ export function enrollAdmitted(ctx: TickContext, taskId: string): void {
         now: ctx.now(),
       }),
     );
+    ctx.ports.crashPoint('after-kernel-enroll', taskId); // (not again when a crash here is adopted)
   }
-  ctx.ports.crashPoint('after-kernel-enroll');
   ctx.save(enroll(ctx.record, taskId, runId));
   ctx.journal('enrolled', { task: taskId, run_id: runId });
 }

@@ -103,5 +103,5 @@ export interface TickPorts {
   /** `integration_checks: all` in the config re-verifies every integration. */
   integrationChecks: 'changed' | 'all';
   /** Called at named points after a git mutation and before the write that records it. */
-  crashPoint(name: string): void;
+  crashPoint(name: string, detail?: string): void;
 }

@@ -12,6 +12,10 @@ export function scopeEntryProblem(entry: string): string | null {
   if (entry.includes('\0')) return 'must not contain a NUL byte';
   if (entry.startsWith('/') || /^[A-Za-z]:[\\/]/.test(entry)) return `must be relative, got "${entry}"`;
   if (entry.split(/[\\/]/).includes('..')) return `must not contain "..", got "${entry}"`;
+  // "./" would name nothing a matcher accepts, and "." everything while overlapping nothing.
+  const rest = normalizeScopeEntry(entry);
+  if (rest === '' || rest.split(/[\\/]/).includes('.'))
+    return `must name a path below the repository root, without "." segments ("**" is everything), got "${entry}"`;
   return null;
 }
 

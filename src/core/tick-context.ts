@@ -6,7 +6,23 @@ import { park } from './transitions.js';
 // What every step of a tick shares: the ports, the record as last persisted, the plan,
 // and the helpers that persist a change before the next step looks at it.
 
+/** The tick step in progress: names the crash point after each persist (`tick-persist:<step>`). */
+export type TickStep =
+  | 'start'
+  | 'approve'
+  | 'notices'
+  | 'adopt'
+  | 'release'
+  | 'lineage'
+  | 'observe'
+  | 'commit'
+  | 'integrate'
+  | 'admit'
+  | 'report';
+
 export class TickContext {
+  step: TickStep = 'start';
+
   constructor(
     readonly ports: TickPorts,
     public record: BatchRecord,
@@ -22,6 +38,7 @@ export class TickContext {
     const stamped = { ...next, updated_at: this.now() };
     this.ports.store.writeRecord(stamped);
     this.record = stamped;
+    this.ports.crashPoint(`tick-persist:${this.step}`);
   }
 
   journal(event: string, fields: Record<string, unknown> = {}): void {

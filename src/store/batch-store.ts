@@ -60,7 +60,10 @@ export class BatchStore {
   /** Validates, then writes atomically. Refuses to replace a file that does not validate. */
   write(record: BatchRecord): void {
     const path = this.paths(record.batch_id).record;
-    const problems = checkRecordInvariants(batchRecordSchema.parse(record));
+    // A typed refusal (exit 2) for a bad shape too, never a bare zod error.
+    const parsed = batchRecordSchema.safeParse(record, { reportInput: true });
+    if (!parsed.success) throw invalid(`${path} (refused write)`, formatIssues(parsed.error));
+    const problems = checkRecordInvariants(parsed.data);
     if (problems.length) throw invalid(`${path} (refused write)`, problems);
     const existing = readStateFile(this.stateDir, path);
     if (existing !== null) parseRecordText(existing, path, record.batch_id);

@@ -1,7 +1,7 @@
-import { rmSync, unlinkSync } from 'node:fs';
+import { readdirSync, rmSync, unlinkSync } from 'node:fs';
 import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { LanesError } from '../core/errors.js';
@@ -12,6 +12,10 @@ import { ensureStateDir, readStateFile, writeStateFileAtomic } from './safe-fs.j
 // its heartbeat; beside it a holder file says who holds it (pid, process start time,
 // host, command). A lock whose holder process is gone (kill -9, a closed terminal) is
 // taken over at once instead of after proper-lockfile's staleness timeout.
+// Before it tries, a contender leaves an intent file (`<batch>.intent.<pid>.json`): a lock
+// without a holder file belongs to a process that is starting up only while one of
+// those is alive, so the gap between taking the lock and writing the holder (a crash
+// there) does not leave the batch locked until the staleness timeout.
 
 const STALE_MS = 10_000;
 const UPDATE_MS = 2_000;
@@ -70,41 +74,6 @@ export async function acquireBatchLock(
     },
   };
 
-  let releaseLock: () => Promise<void>;
-  try {
-    releaseLock = await lockfile.lock(paths.lock, options);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    const holder = readLockHolder(stateDir, batchId);
-    if (holder && isAlive(holder))
-      throw new LanesError(
-        'lock_held',
-        `batch ${batchId} is already run by another lanes: ${describe(holder)}`,
-        2,
-      );
-    if (!holder)
-      throw new LanesError(
-        'lock_held',
-        `batch ${batchId} is locked by a lanes that is starting up (${lockDir})`,
-        2,
-      );
-    // The holder is gone: take the lock over now rather than after the staleness timeout.
-    rmSync(lockDir, { recursive: true, force: true });
-    try {
-      releaseLock = await lockfile.lock(paths.lock, options);
-    } catch (again) {
-      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') {
-        const other = readLockHolder(stateDir, batchId);
-        throw new LanesError(
-          'lock_held',
-          `batch ${batchId} was just taken by ${other ? describe(other) : 'another lanes'}`,
-          2,
-        );
-      }
-      throw again;
-    }
-  }
-
   const holder: LockHolder = {
     pid: process.pid,
     start_time: processStartTime(process.pid),
@@ -112,7 +81,15 @@ export async function acquireBatchLock(
     command,
     acquired_at: new Date().toISOString(),
   };
-  writeStateFileAtomic(stateDir, paths.lockHolder, `${JSON.stringify(holder)}\n`);
+  const intent = intentPath(paths.lock, process.pid);
+  writeStateFileAtomic(stateDir, intent, `${JSON.stringify(holder)}\n`);
+  let releaseLock: () => Promise<void>;
+  try {
+    releaseLock = await takeLock(stateDir, batchId, paths.lock, lockDir, options);
+    writeStateFileAtomic(stateDir, paths.lockHolder, `${JSON.stringify(holder)}\n`);
+  } finally {
+    rmSync(intent, { force: true }); // (only once the holder file says who holds the lock)
+  }
   return {
     holder,
     get compromised() {
@@ -127,4 +104,74 @@ export async function acquireBatchLock(
       if (!compromised) await releaseLock();
     },
   };
+}
+
+function intentPath(lock: string, pid: number): string {
+  return `${lock}.intent.${pid}.json`;
+}
+
+/** Processes other than this one that are between writing their intent and their holder file. */
+function liveIntents(stateDir: string, lock: string): LockHolder[] {
+  const dir = dirname(lock);
+  const prefix = `${lock.slice(dir.length + 1)}.intent.`;
+  const live: LockHolder[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !/^\d+\.json$/.test(name.slice(prefix.length))) continue;
+    let intent: LockHolder | null = null;
+    try {
+      intent = holderSchema.parse(JSON.parse(readStateFile(stateDir, join(dir, name)) ?? ''));
+    } catch {
+      // unreadable: a crash while writing it; its process is gone
+    }
+    if (intent?.pid === process.pid && intent.host === hostname()) continue;
+    if (intent && isAlive(intent)) live.push(intent);
+    else rmSync(join(dir, name), { force: true });
+  }
+  return live;
+}
+
+async function takeLock(
+  stateDir: string,
+  batchId: string,
+  lock: string,
+  lockDir: string,
+  options: Parameters<typeof lockfile.lock>[1],
+): Promise<() => Promise<void>> {
+  let releaseLock: () => Promise<void>;
+  try {
+    releaseLock = await lockfile.lock(lock, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    const holder = readLockHolder(stateDir, batchId);
+    if (holder && isAlive(holder))
+      throw new LanesError(
+        'lock_held',
+        `batch ${batchId} is already run by another lanes: ${describe(holder)}`,
+        2,
+      );
+    const starting = holder ? [] : liveIntents(stateDir, lock);
+    if (starting.length > 0)
+      throw new LanesError(
+        'lock_held',
+        `batch ${batchId} is locked by a lanes that is starting up: ${describe(starting[0]!)} (${lockDir})`,
+        2,
+      );
+    // The holder is gone (or died before it could write its holder file): take the lock
+    // over now rather than after the staleness timeout.
+    rmSync(lockDir, { recursive: true, force: true });
+    try {
+      releaseLock = await lockfile.lock(lock, options);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code === 'ELOCKED') {
+        const other = readLockHolder(stateDir, batchId);
+        throw new LanesError(
+          'lock_held',
+          `batch ${batchId} was just taken by ${other ? describe(other) : 'another lanes'}`,
+          2,
+        );
+      }
+      throw again;
+    }
+  }
+  return releaseLock;
 }

@@ -89,7 +89,7 @@ export function writeStateFileAtomic(stateDir: string, path: string, text: strin
     throw error;
   }
   closeSync(fd);
-  crashPoint('atomic-write-before-rename');
+  crashPoint('atomic-write-before-rename', relative(stateDir, path));
   renameSync(temp, path);
   const dirFd = openSync(dirname(path), constants.O_RDONLY);
   try {

@@ -10,7 +10,7 @@ import { parseCommand } from '../args.js';
 import { createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
 import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
-import { runTui } from '../../tui/run-tui.js';
+import { runTui } from '../lazy-tui.js';
 
 const DEFAULT_DELAY_MS = 1500;
 

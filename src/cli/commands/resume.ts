@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
 import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
 import { acquireBatchLock } from '../../store/lock.js';
-import { runTui } from '../../tui/run-tui.js';
+import { runTui } from '../lazy-tui.js';
 
 /** The batch a command means when none is named: the only one that has not ended. */
 export function defaultBatch(store: BatchStore, command: string): string {

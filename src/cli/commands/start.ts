@@ -10,7 +10,7 @@ import { askConfirmation, createBatch, describePlan, preflight } from '../confir
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
 import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
-import { runTui } from '../../tui/run-tui.js';
+import { runTui } from '../lazy-tui.js';
 
 const USAGE =
   'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--no-run]';
