@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { resolveSettings } from '../../core/batch-settings.js';
+import { loadConfig } from '../../core/config.js';
 import { badInput } from '../../core/errors.js';
 import { loadPlan } from '../../core/plan.js';
 import { TERMINAL_BATCH_STATES } from '../../core/record.js';
@@ -65,6 +67,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     if (values.replan) {
       approval.replan = loadPlan(resolve(ctx.cwd, values.replan));
       checkReplan(ports.store.readPlan(), approval.replan);
+      resolveSettings(approval.replan, loadConfig(repo.root)); // its executors must exist (exit 2)
     }
   } else if (record.batch_state === 'needs_human' && !drawsTui(values.headless)) {
     const report = store.readReport(batchId);

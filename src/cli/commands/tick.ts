@@ -1,4 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
+import { resolveSettings } from '../../core/batch-settings.js';
+import { loadConfig } from '../../core/config.js';
 import { badInput } from '../../core/errors.js';
 import { ID_PATTERN } from '../../core/ids.js';
 import { loadPlan } from '../../core/plan.js';
@@ -98,7 +100,10 @@ export async function tickCommand(ctx: CommandContext, argv: string[]): Promise<
         'usage',
         `lanes tick --approve: the confirmation is not later than the recorded ${record.confirmation_time}`,
       );
-    if (input.approval.replan) checkReplan(ports.store.readPlan(), input.approval.replan);
+    if (input.approval.replan) {
+      checkReplan(ports.store.readPlan(), input.approval.replan);
+      resolveSettings(input.approval.replan, loadConfig(repo.root)); // its executors must exist (exit 2)
+    }
   }
   const lock = await acquireBatchLock(repo.stateDir, batchId, ['lanes', 'tick', ...argv].join(' '));
   try {
