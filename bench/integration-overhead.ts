@@ -13,8 +13,13 @@ const BASELINE = `#!/usr/bin/env bash
 # time, under flock) merge-tree + commit-tree + update-ref onto the batch branch, remove.
 set -euo pipefail
 repo=$1; lanes=$2; id=$3; i=$4
-base=$(git -C "$repo" rev-parse refs/heads/batch/base)
-git -C "$repo" worktree add -q -b "lane/base/$id" "$lanes/$id" "$base"
+# git's worktree bookkeeping is not safe for concurrent adds/removes: one at a time, as
+# lanes' steward does them.
+(
+  flock 8
+  base=$(git -C "$repo" rev-parse refs/heads/batch/base)
+  git -C "$repo" worktree add -q -b "lane/base/$id" "$lanes/$id" "$base"
+) 8>"$lanes/.wt-lock"
 mkdir -p "$lanes/$id/files" && echo "$i" > "$lanes/$id/files/$id.txt"
 git -C "$lanes/$id" add -A
 git -C "$lanes/$id" commit -q -m "$id"
@@ -26,8 +31,11 @@ lane=$(git -C "$lanes/$id" rev-parse HEAD)
   commit=$(git -C "$repo" commit-tree "$tree" -p "$head" -m "$id")
   git -C "$repo" update-ref refs/heads/batch/base "$commit" "$head"
 ) 9>"$lanes/.lock"
-git -C "$repo" worktree remove "$lanes/$id"
-git -C "$repo" branch -q -D "lane/base/$id"
+(
+  flock 8
+  git -C "$repo" worktree remove "$lanes/$id"
+  git -C "$repo" branch -q -D "lane/base/$id"
+) 8>"$lanes/.wt-lock"
 `;
 
 async function lanesRun(n: number, parallel: number): Promise<number> {
