@@ -3,16 +3,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput, ExitCode } from '../core/errors.js';
 import { planCheck } from './commands/plan-check.js';
-import { demoCommand } from './commands/demo.js';
-import { logCommand } from './commands/log.js';
-import { resumeCommand } from './commands/resume.js';
-import { startCommand } from './commands/start.js';
-import { waitCommand } from './commands/wait.js';
 import { status } from './commands/status.js';
-import { tickCommand } from './commands/tick.js';
 import type { CommandContext } from './context.js';
 
 // The `lanes` command: global options, then one sub-command. Exit codes per SPEC §9.
+// Commands that run batches are imported when used: `plan check` and `status` start
+// without loading the coordinator, the hosts and node-pty.
 
 const HELP = `lanes — run a plan of coding tasks in parallel git worktrees
 
@@ -89,17 +85,17 @@ export async function run(
     case 'status':
       return status(context, rest);
     case 'tick':
-      return tickCommand(context, rest);
+      return (await import('./commands/tick.js')).tickCommand(context, rest);
     case 'start':
-      return startCommand(context, rest);
+      return (await import('./commands/start.js')).startCommand(context, rest);
     case 'resume':
-      return resumeCommand(context, rest);
+      return (await import('./commands/resume.js')).resumeCommand(context, rest);
     case 'log':
-      return logCommand(context, rest);
+      return (await import('./commands/log.js')).logCommand(context, rest);
     case 'wait':
-      return waitCommand(context, rest);
+      return (await import('./commands/wait.js')).waitCommand(context, rest);
     case 'demo':
-      return demoCommand(context, rest);
+      return (await import('./commands/demo.js')).demoCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }
