@@ -5,7 +5,8 @@ import { execa } from 'execa';
 
 // Temporary repositories and plans for the benchmarks.
 
-export const CLI = join(import.meta.dirname, '..', 'src', 'cli', 'main.js');
+// The shipped CLI: the bundle that package.json's bin names.
+export const CLI = join(import.meta.dirname, '..', 'lanes', 'main.js');
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -48,21 +48,45 @@ function literalPrefix(pattern: string): { complete: string[]; partial: string |
   return { complete: parts.filter((p) => p !== ''), partial, isGlob };
 }
 
+interface PrefixSegments {
+  /** The literal segments, the last one a partial segment when `partial`. */
+  segments: string[];
+  partial: boolean;
+}
+
+// Wave planning compares every pair of scopes (125,000 pairs for 500 children): each
+// pattern's prefix is worked out once, not once per pair.
+const prefixCache = new Map<string, PrefixSegments>();
+
+function prefixSegments(pattern: string): PrefixSegments {
+  let cached = prefixCache.get(pattern);
+  if (cached === undefined) {
+    const p = literalPrefix(pattern);
+    cached = {
+      segments: p.partial === null ? p.complete : [...p.complete, p.partial],
+      partial: p.partial !== null,
+    };
+    if (prefixCache.size > 10_000) prefixCache.clear();
+    prefixCache.set(pattern, cached);
+  }
+  return cached;
+}
+
 /**
  * Two patterns overlap unless their literal prefixes diverge on a path segment.
  * A pattern that starts with a glob character overlaps everything.
  */
 export function patternsOverlap(a: string, b: string): boolean {
-  const pa = literalPrefix(a);
-  const pb = literalPrefix(b);
-  const segA = pa.partial === null ? pa.complete : [...pa.complete, pa.partial];
-  const segB = pb.partial === null ? pb.complete : [...pb.complete, pb.partial];
+  const pa = prefixSegments(a);
+  const pb = prefixSegments(b);
+  const segA = pa.segments;
+  const segB = pb.segments;
   const n = Math.min(segA.length, segB.length);
   for (let i = 0; i < n; i++) {
     const x = segA[i] as string;
     const y = segB[i] as string;
-    const xPartial = pa.partial !== null && i === segA.length - 1;
-    const yPartial = pb.partial !== null && i === segB.length - 1;
+    const xPartial = pa.partial && i === segA.length - 1;
+    const yPartial = pb.partial && i === segB.length - 1;
     if (xPartial && yPartial) {
       if (!x.startsWith(y) && !y.startsWith(x)) return false;
     } else if (xPartial) {

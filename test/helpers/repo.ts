@@ -50,7 +50,8 @@ export async function makeRepo(files: Record<string, string> = { 'README.md': '#
   return dir;
 }
 
-export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+// The shipped CLI: the bundle that package.json's bin names (built by `npm run build`).
+export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'lanes', 'main.js');
 
 export interface CliResult {
   exitCode: number;
