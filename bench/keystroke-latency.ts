@@ -1,3 +1,4 @@
+import '../src/tui/production-mode.js';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -10,7 +11,7 @@ import { createBatch, preflight } from '../src/cli/confirm.js';
 import { parsePlanText } from '../src/core/plan.js';
 import { PtyHost } from '../src/hosts/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
-import { TuiStore } from '../src/tui/tui-store.js';
+import { INK_OPTIONS, TuiStore } from '../src/tui/tui-store.js';
 import { independentPlan, makeRepo, tempDir } from './fixtures.js';
 import { median, percentile, round } from './stats.js';
 import type { Figure } from './stats.js';
@@ -95,8 +96,7 @@ async function measure(streaming: number, keys: number): Promise<number[]> {
   const instance = render(createElement(App, { store, actions: NO_ACTIONS }), {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stdin: stdin as unknown as NodeJS.ReadStream,
-    exitOnCtrlC: false,
-    patchConsole: false,
+    ...INK_OPTIONS,
   });
   const ids = plan.children.map((c) => c.id);
   const selectedIs = (frame: string, id: string) =>

@@ -1,3 +1,4 @@
+import './production-mode.js';
 import { join } from 'node:path';
 import { render } from 'ink';
 import { createElement } from 'react';
@@ -18,7 +19,7 @@ import { makeHost } from '../cli/run-batch.js';
 import type { HostName } from '../cli/run-batch.js';
 import { laneDiff, laneQaLog } from './lane-views.js';
 import { Notifier } from './notify.js';
-import { TuiStore } from './tui-store.js';
+import { INK_OPTIONS, TuiStore } from './tui-store.js';
 
 // Runs a batch with the TUI: the optional confirmation screen, then the coordinator in
 // this process with its lanes in pty panes, until the user quits.
@@ -40,10 +41,7 @@ export async function runTui(run: TuiRun): Promise<number> {
   let actions: TuiActions = placeholderActions(resolveConfirm);
   const instance = render(
     createElement(App, { store: null, actions, ...(run.confirm ? { confirmLines: run.confirm.lines } : {}) }),
-    {
-      exitOnCtrlC: false,
-      patchConsole: false,
-    },
+    INK_OPTIONS,
   );
   let lock = run.lock;
   try {

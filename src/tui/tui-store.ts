@@ -15,6 +15,16 @@ import type { BatchFiles } from '../store/batch-files.js';
 
 export const REDRAW_HZ = 20;
 const REDRAW_INTERVAL_MS = Math.round(1000 / REDRAW_HZ);
+
+/**
+ * Ink's own frame limit. Above REDRAW_HZ on purpose: pane output asks for a frame 20 times
+ * a second, and a key pressed just after such a frame waits for Ink's next frame slot, so
+ * a shorter slot (60 fps: 17 ms) is what keeps a key's effect within a frame or two.
+ */
+export const INK_MAX_FPS = 60;
+
+/** The render options of the app, shared by `lanes` and the keystroke benchmark. */
+export const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: INK_MAX_FPS } as const;
 const NOTICES_KEPT = 4;
 
 export interface LaneRow {
