@@ -13,8 +13,12 @@ export interface PtySession extends LaneSession {
   readonly screen: ScreenModel;
 }
 
-/** Chunks of pty output the screen model may lag behind before the pty is paused. */
-const MAX_CHUNKS_BEHIND = 8;
+/**
+ * Chunks of pty output (up to 4 KB each) the screen model may lag behind before the pty is
+ * paused. 32 keeps a flood moving (fewer pause/resume turns than 8; see pane_throughput in
+ * docs/BENCH.md) while xterm still parses in short slices, so keys are not starved.
+ */
+const MAX_CHUNKS_BEHIND = 32;
 
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
@@ -31,7 +35,7 @@ export class PtyHost implements Host {
     if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
     const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
     const screen = new ScreenModel(this.size.cols, this.size.rows, this.scrollback);
-    const transcript = new Transcript(spec.logPath);
+    const transcript = new Transcript(spec.logPath, false);
     const listeners = new Set<(chunk: string) => void>();
     const proc = pty.spawn(file as string, args, {
       name: 'xterm-256color',

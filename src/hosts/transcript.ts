@@ -14,7 +14,11 @@ export class Transcript {
   private lines: string[] = [];
   private partial = '';
 
-  constructor(path: string) {
+  /** `keepLines`: false where something else keeps the recent lines (the pty host's screen model). */
+  constructor(
+    path: string,
+    private readonly keepLines = true,
+  ) {
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
   }
@@ -26,6 +30,7 @@ export class Transcript {
       this.written += bytes.length;
       if (this.written >= LOG_LIMIT_BYTES) writeSync(this.fd, '\n[lanes] transcript cut at the size limit\n');
     }
+    if (!this.keepLines) return;
     const text = this.partial + stripVTControlCharacters(chunk).replace(/\r\n?/g, '\n');
     const parts = text.split('\n');
     this.partial = parts.pop() ?? '';
