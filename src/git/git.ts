@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { execFile } from 'node:child_process';
 import { LanesError } from '../core/errors.js';
 
 // The one way lanes runs git: argv arrays (never a shell string), hooks, pager and editor
@@ -48,19 +48,45 @@ export async function git(
   args: readonly string[],
   options: GitOptions = {},
 ): Promise<GitResult> {
-  const result = await execa('git', [...BASE_ARGS, ...args], {
-    cwd,
-    reject: false,
-    stripFinalNewline: false,
-    env: { ...GIT_ENV, ...options.env },
-    extendEnv: true,
-    ...(options.input !== undefined ? { input: options.input } : { stdin: 'ignore' as const }),
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const exitCode = result.exitCode;
+  const { exitCode, stdout, stderr, spawnError } = await runGit(cwd, [...BASE_ARGS, ...args], options);
   const ok = exitCode === 0 || (exitCode !== undefined && (options.okCodes ?? []).includes(exitCode));
-  if (!ok) throw new GitError(args, exitCode, String(result.stderr || result.message));
-  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: exitCode ?? 0 };
+  if (!ok) throw new GitError(args, exitCode, stderr || spawnError || '');
+  return { stdout, stderr, exitCode: exitCode ?? 0 };
+}
+
+interface RawResult {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  spawnError?: string;
+}
+
+// Node's execFile, not execa, for git alone: a batch makes ~40 git calls a child, and
+// execa's per-call option handling, streams and abort signals cost ~4 ms of main-thread
+// CPU a call (docs/DECISIONS.md). Still an argv array, never a shell.
+function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      'git',
+      argv,
+      {
+        cwd,
+        env: { ...process.env, ...GIT_ENV, ...options.env },
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (error && typeof code !== 'number')
+          resolve({ exitCode: undefined, stdout, stderr, spawnError: error.message });
+        else resolve({ exitCode: typeof code === 'number' ? code : 0, stdout, stderr });
+      },
+    );
+    // git may exit before it reads its input (a bad argument): that is its exit code's to
+    // report, not an EPIPE that takes the process down.
+    child.stdin?.on('error', () => {});
+    child.stdin?.end(options.input);
+  });
 }
 
 /** stdout with the final newline trimmed. */
