@@ -9,6 +9,7 @@ import type { BatchRecord } from '../src/core/record.js';
 import type { Report } from '../src/core/report.js';
 import { SQRT_FIX } from '../src/demo/demo-project.js';
 import { CLI, git, makeRepo, runCli, tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 // The coordinator loop end to end: the built CLI as a real process, real git in temporary
 // repositories, headless executors that are real shell scripts. Nothing is mocked and
@@ -54,16 +55,6 @@ function spawnCli(test: TestContext, args: string[], options: { detached?: boole
     if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
   });
   return p;
-}
-
-async function pollUntil<T>(what: string, probe: () => T | null | undefined | false, timeoutMs = 150_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 // ---- state files -----------------------------------------------------------------------
@@ -347,7 +338,7 @@ describe('lanes resume after kill -9', () => {
 
     const referenceRun = runCli(['-C', reference, 'start', planFile, '--yes', '--headless']);
     const victim = spawnCli(ctx, ['-C', repo, 'start', planFile, '--yes', '--headless'], { detached: true });
-    await pollUntil('3 integrations', () => count(journal(repo, 'x'), 'integrated') >= 3);
+    await until(() => count(journal(repo, 'x'), 'integrated') >= 3, '3 integrations', { timeoutMs: 150_000 });
     process.kill(victim.pid!, 'SIGKILL'); // the coordinator only: its executors live in their own groups
     const killed = await victim;
     expect(killed.signal).toBe('SIGKILL');
@@ -423,7 +414,9 @@ describe('lanes wait and lanes log', () => {
       children: [fileChild('a', '0', [], waitFor(gate))],
     });
     const start = spawnCli(ctx, ['-C', repo, 'start', planFile, '--yes', '--headless']);
-    await pollUntil('the batch to run', () => readRecord(repo, 'w')?.batch_state === 'running');
+    await until(() => readRecord(repo, 'w')?.batch_state === 'running', 'the batch to run', {
+      timeoutMs: 150_000,
+    });
 
     const bad = await runCli(['-C', repo, 'wait', 'w', '--until', 'finished']);
     expect(bad.exitCode).toBe(2);
@@ -462,7 +455,9 @@ describe('one coordinator per batch', () => {
       children: [fileChild('slow', '0', [], waitFor(gate))],
     });
     const start = spawnCli(ctx, ['-C', repo, 'start', planFile, '--yes', '--headless']);
-    await pollUntil('the batch to run', () => readRecord(repo, 'held')?.batch_state === 'running');
+    await until(() => readRecord(repo, 'held')?.batch_state === 'running', 'the batch to run', {
+      timeoutMs: 150_000,
+    });
 
     const second = await runCli(['-C', repo, 'resume', 'held', '--headless']);
     expect(second.exitCode).toBe(2);

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SQRT_FIX } from '../src/demo/demo-project.js';
 import { CLI, tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 // The built `lanes demo` drawn in a real terminal: a tmux server of its own (160×48),
 // driven with send-keys and read with capture-pane. Each step waits for what the screen
@@ -70,15 +71,17 @@ function isWhole(screen: string): boolean {
 
 /** Polls the screen until a whole frame matches; returns the capture. Fails with the last one. */
 async function waitForScreen(pattern: RegExp, timeoutMs: number): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const screen = await capture();
-    noteStates(screen);
-    if (isWhole(screen) && pattern.test(screen)) return screen;
-    if (Date.now() > deadline)
-      throw new Error(`the screen never showed ${String(pattern)} in ${timeoutMs} ms; it shows:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  let screen = '';
+  const shown = await until(
+    async () => {
+      screen = await capture();
+      noteStates(screen);
+      return isWhole(screen) && pattern.test(screen) ? { screen } : null; // '' can match, and is falsy
+    },
+    `the screen to show ${String(pattern)}`,
+    { timeoutMs, everyMs: POLL_MS, detail: () => `it shows:\n${screen}` },
+  );
+  return shown.screen;
 }
 
 /** j (or k) one key per send-keys call until `taskId` is selected. */

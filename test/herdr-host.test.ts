@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SQRT_FIX } from '../src/demo/demo-project.js';
-import { startHerdrStub, until } from './helpers/herdr-stub.js';
+import { startHerdrStub } from './helpers/herdr-stub.js';
 import type { HerdrStub } from './helpers/herdr-stub.js';
 import { CLI, runCli, tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 // The demo batch on the Herdr host (the stub herdr on PATH, HERDR_ENV=1): it ends exactly
 // as with the other hosts — exit 3 with sqrt parked, then a fix and an approved resume
@@ -39,8 +40,8 @@ async function answerIndex(done: () => boolean): Promise<void> {
       const read = await stub.herdr(['pane', 'read', pane, '--lines', '10']);
       return /changelog\? \(\d+ s\) *$/.test(read.stdout);
     },
-    300_000,
     'the index lane to ask for a changelog word',
+    { timeoutMs: 300_000 },
   );
   if (pane && !done()) await stub.herdr(['pane', 'run', pane, 'herdr-ok']);
 }

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { liveWrapperPid, wrapperFiles } from '../src/hosts/herdr-wrapper.js';
-import { startHerdrStub, until } from './helpers/herdr-stub.js';
+import { startHerdrStub } from './helpers/herdr-stub.js';
 import type { HerdrStub } from './helpers/herdr-stub.js';
 import { CLI, makeRepo, runCli, tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 // Lane tabs outlive lanes: a kill -9 of the coordinator leaves the executors running in
 // their (stub) Herdr tabs, and `lanes resume` re-attaches instead of launching them again.
@@ -73,8 +74,8 @@ describe('herdr host across a coordinator crash', () => {
     const first = t.lanes(['start', t.plan, '--yes', '--headless']);
     await until(
       () => count(t.events(), 'executor-spawned', 'a') + count(t.events(), 'executor-spawned', 'b') === 2,
-      300_000,
       'both executors to start',
+      { timeoutMs: 300_000 },
     );
     expect(t.events().filter((e) => e.event === 'executor-spawned')).toMatchObject([
       { host: 'herdr' },
@@ -90,10 +91,12 @@ describe('herdr host across a coordinator crash', () => {
     expect(liveWrapperPid(wrapperFiles(b.status_path))).not.toBeNull();
     // b finishes while lanes is away: its status file is all that says so
     writeFileSync(join(t.go, 'b'), '');
-    await until(() => existsSync(b.status_path), 60_000, "b's status file");
+    await until(() => existsSync(b.status_path), "b's status file", { timeoutMs: 60_000 });
 
     const resumed = t.lanes(['resume', 'crash', '--headless', '--host', 'herdr']);
-    await until(() => count(t.events(), 'executor-reattached', 'a') === 1, 300_000, 'a to be re-attached');
+    await until(() => count(t.events(), 'executor-reattached', 'a') === 1, 'a to be re-attached', {
+      timeoutMs: 300_000,
+    });
     writeFileSync(join(t.go, 'a'), '');
     const result = await resumed;
     expect(result.stderr).toContain('crash: completed');
@@ -122,13 +125,15 @@ describe('herdr host across a coordinator crash', () => {
     });
     let stderr = '';
     run.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await until(() => count(t.events(), 'executor-spawned', 'a') === 1, 300_000, 'a to start');
+    await until(() => count(t.events(), 'executor-spawned', 'a') === 1, 'a to start', { timeoutMs: 300_000 });
     process.kill(stub.pid, 'SIGSTOP');
     try {
       writeFileSync(join(t.go, 'a'), '');
       // a's exit is seen through its status file: a is integrated while Herdr is frozen
-      await until(() => count(t.events(), 'integrated', 'a') === 1, 300_000, 'a to be integrated');
-      await until(() => stderr.includes('Herdr is not answering'), 300_000, 'the notice');
+      await until(() => count(t.events(), 'integrated', 'a') === 1, 'a to be integrated', {
+        timeoutMs: 300_000,
+      });
+      await until(() => stderr.includes('Herdr is not answering'), 'the notice', { timeoutMs: 300_000 });
     } finally {
       process.kill(stub.pid, 'SIGCONT');
     }

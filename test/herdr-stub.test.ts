@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alive, startHerdrStub, until } from './helpers/herdr-stub.js';
+import { alive, startHerdrStub } from './helpers/herdr-stub.js';
 import type { HerdrStub } from './helpers/herdr-stub.js';
+import { until } from './helpers/until.js';
 
 // The stub herdr checked against the contract in reference/herdr.md: argument forms, the
 // JSON envelope on stdout (exit 0), the error envelope on stderr (exit 1), plain-text usage
@@ -98,7 +99,7 @@ describe('herdr stub: tabs and panes', () => {
   it('runs typed commands in a real shell: pane run prints nothing, pane read prints raw text', async () => {
     const { root_pane } = await createTab('lane-run');
     const pane = root_pane.pane_id as string;
-    await until(() => idle(pane), 10_000, 'an idle shell');
+    await until(() => idle(pane), 'an idle shell', { timeoutMs: 10_000 });
     // args are joined with one space: not argv-preserving
     const run = await stub.herdr(['pane', 'run', pane, 'echo', 'one   two', 'three']);
     expect(run).toEqual({ exitCode: 0, stdout: '', stderr: '' });
@@ -128,16 +129,16 @@ describe('herdr stub: tabs and panes', () => {
   it('tells a busy shell from an idle one (process-info), and ctrl+c reaches the foreground job', async () => {
     const { root_pane } = await createTab('lane-busy');
     const pane = root_pane.pane_id as string;
-    await until(() => idle(pane), 10_000, 'an idle shell');
+    await until(() => idle(pane), 'an idle shell', { timeoutMs: 10_000 });
     await stub.herdr(['pane', 'run', pane, 'sleep 30']);
-    await until(async () => !(await idle(pane)), 10_000, 'a busy shell');
+    await until(async () => !(await idle(pane)), 'a busy shell', { timeoutMs: 10_000 });
     const busy = await processInfo(pane);
     expect(busy.foreground_processes.some((p) => p.argv.includes('30'))).toBe(true);
     expect(await stub.herdr(['pane', 'send-keys', pane, 'ctrl+c'])).toMatchObject({
       exitCode: 0,
       stdout: '',
     });
-    await until(() => idle(pane), 10_000, 'the shell idle again');
+    await until(() => idle(pane), 'the shell idle again', { timeoutMs: 10_000 });
   });
 
   it('matches wait-output regexes and times out with a timeout error', async () => {
@@ -179,7 +180,7 @@ describe('herdr stub: tabs and panes', () => {
     const close = await stub.herdr(['tab', 'close', tab.tab_id]);
     expect(json(close.stdout)).toMatchObject({ id: 'cli:tab:close', result: { type: 'ok' } });
     expect((await stub.tabs()).map((t) => t.tab_id)).not.toContain(tab.tab_id);
-    await until(() => !alive(shell), 5000, 'the shell to be killed');
+    await until(() => !alive(shell), 'the shell to be killed', { timeoutMs: 5000 });
     const gone = await stub.herdr(['pane', 'get', pane]);
     expect(gone.exitCode).toBe(1);
     expect(json(gone.stderr)).toMatchObject({ id: 'cli:pane:get', error: { code: 'pane_not_found' } });
@@ -187,13 +188,11 @@ describe('herdr stub: tabs and panes', () => {
 
   it('closes a tab whose only shell exits', async () => {
     const { tab, root_pane } = await createTab('lane-exit');
-    await until(() => idle(root_pane.pane_id), 10_000, 'an idle shell');
+    await until(() => idle(root_pane.pane_id), 'an idle shell', { timeoutMs: 10_000 });
     await stub.herdr(['pane', 'run', root_pane.pane_id, 'exit']);
-    await until(
-      async () => !(await stub.tabs()).some((t) => t.tab_id === tab.tab_id),
-      10_000,
-      'the tab to close',
-    );
+    await until(async () => !(await stub.tabs()).some((t) => t.tab_id === tab.tab_id), 'the tab to close', {
+      timeoutMs: 10_000,
+    });
   });
 });
 

@@ -8,6 +8,7 @@ import type { Host, LaneSession, LaunchSpec } from '../src/hosts/host.js';
 import { PtyHost, type PtySession } from '../src/hosts/pty-host.js';
 import type { ScreenModel } from '../src/hosts/screen.js';
 import { tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 // The hosts against real processes: node-pty panes with a headless xterm screen model,
 // plain child processes, and acceptance checks. Nothing is mocked, and nothing waits a
@@ -48,22 +49,12 @@ function launch(argv: readonly string[], dir = tempDir('lanes-hosts-')): LaunchS
 
 const sh = (script: string): string[] => ['sh', '-c', script];
 
-/** Polls `probe` until it returns a truthy value (or fails with what was last seen). */
-async function until<T>(
-  probe: () => T | Promise<T>,
-  what: string,
-  describeState: () => unknown = () => undefined,
-  timeoutMs = 8000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last state: ${JSON.stringify(describeState())}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** How the waits here poll: every 10 ms, for at most 8 s; `lastState` says what was seen. */
+const poll = (lastState?: () => unknown) => ({
+  timeoutMs: 8000,
+  everyMs: 10,
+  detail: () => `last state: ${JSON.stringify(lastState?.())}`,
+});
 
 /** Waits until the parsed screen satisfies `test`. */
 async function untilScreen(
@@ -77,7 +68,7 @@ async function untilScreen(
       return test(session.screen);
     },
     what,
-    () => session.screen.lines(),
+    poll(() => session.screen.lines()),
   );
 }
 
@@ -94,7 +85,7 @@ function untilLine(session: LaneSession, pattern: RegExp): Promise<RegExpMatchAr
       return null;
     },
     `a line matching ${pattern}`,
-    () => session.recentLines(20),
+    poll(() => session.recentLines(20)),
   );
 }
 
@@ -278,7 +269,7 @@ describe('HeadlessHost', () => {
     expect(readExitStatus(spec.statusPath)).toEqual({ code: 4, signal: null });
     const bg = Number(/bg:(\d+)/.exec(readFileSync(spec.logPath, 'utf8'))?.[1]);
     expect(bg).toBeGreaterThan(0);
-    await until(() => isGone(bg), `background child ${bg} to end`);
+    await until(() => isGone(bg), `background child ${bg} to end`, poll());
   });
 
   it('runs the executor in its own process group, and kill reaches a background grandchild', async () => {
@@ -292,7 +283,7 @@ describe('HeadlessHost', () => {
 
     session.kill('SIGTERM');
     expect(await session.exited).toEqual({ code: null, signal: 'SIGTERM' });
-    await until(() => isGone(grandchild), `grandchild ${grandchild} to end`);
+    await until(() => isGone(grandchild), `grandchild ${grandchild} to end`, poll());
   });
 });
 
@@ -356,7 +347,7 @@ describe('runCheck', () => {
     expect(result.timed_out).toBe(false);
     const bg = Number(/bg:(\d+)/.exec(readFileSync(logPath, 'utf8'))?.[1]);
     expect(bg).toBeGreaterThan(0);
-    await until(() => isGone(bg), `background child ${bg} to end`);
+    await until(() => isGone(bg), `background child ${bg} to end`, poll());
   });
 
   it('kills a check that outlives its timeout, with its background grandchild', async () => {
@@ -378,6 +369,6 @@ describe('runCheck', () => {
     expect(result.tail).toContain('timed out after 300 ms');
     const bg = Number(/bg:(\d+)/.exec(log)?.[1]);
     expect(bg).toBeGreaterThan(0);
-    await until(() => isGone(bg), `background grandchild ${bg} to end`);
+    await until(() => isGone(bg), `background grandchild ${bg} to end`, poll());
   });
 });

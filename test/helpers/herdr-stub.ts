@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll } from 'vitest';
+import { until } from './until.js';
 
 // The stub Herdr (test/fixtures/herdr-stub) for tests: a server daemon per test folder,
 // the env a process inside "Herdr" would have, and a way to call the stub CLI.
@@ -53,7 +54,7 @@ export async function startHerdrStub(options: { version?: string } = {}): Promis
     stdio: ['ignore', log, log],
   });
   child.unref();
-  await until(() => existsSync(join(dir, 'server.pid')), 10_000, 'the stub server to listen');
+  await until(() => existsSync(join(dir, 'server.pid')), 'the stub server to listen', { timeoutMs: 10_000 });
   const pid = child.pid!;
   const env: Record<string, string> = {
     PATH: `${HERDR_STUB_DIR}:${process.env.PATH ?? ''}`,
@@ -100,7 +101,7 @@ export async function startHerdrStub(options: { version?: string } = {}): Promis
       } catch {
         // already gone
       }
-      await until(() => !alive(pid), 10_000, 'the stub server to stop').catch(() =>
+      await until(() => !alive(pid), 'the stub server to stop', { timeoutMs: 10_000 }).catch(() =>
         process.kill(pid, 'SIGKILL'),
       );
       rmSync(dir, { recursive: true, force: true });
@@ -116,15 +117,5 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Polls `check` every 25 ms until it holds; fails after `timeoutMs` naming what it waited for. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -3,6 +3,7 @@ import type { AppStore, TuiActions } from '../../components/App.js';
 import type { ExitInfo, LaneSession } from '../../src/hosts/host.js';
 import { ScreenModel } from '../../src/hosts/screen.js';
 import type { LaneRow, TuiSnapshot } from '../../src/tui/tui-store.js';
+import { until } from './until.js';
 
 // Small fakes for the TUI's inputs: a store with the public surface App reads, lane
 // sessions that record what is written to them (their screen is a real ScreenModel), and
@@ -200,13 +201,17 @@ export async function waitForFrame(
       : typeof match === 'string'
         ? (f: string) => f.includes(match)
         : (f: string) => match.test(f);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const frame = styled ? (lastFrame() ?? '') : plain(lastFrame());
-    if (test(frame)) return frame;
-    if (Date.now() > deadline) throw new Error(`frame never matched ${String(match)}; last frame:\n${frame}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  let frame = '';
+  // The frame is returned wrapped: an empty frame can match, and '' is falsy.
+  const matched = await until(
+    () => {
+      frame = styled ? (lastFrame() ?? '') : plain(lastFrame());
+      return test(frame) ? { frame } : null;
+    },
+    `a frame matching ${String(match)}`,
+    { timeoutMs, everyMs: POLL_MS, detail: () => `last frame:\n${frame}` },
+  );
+  return matched.frame;
 }
 
 /**
@@ -220,11 +225,7 @@ export async function settled(turns = 3): Promise<void> {
 
 /** Waits until `condition` holds (a recorded call, a write to a session). */
 export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition never held: ${String(condition)}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
+  await until(condition, `the condition ${String(condition)}`, { timeoutMs, everyMs: POLL_MS });
 }
 
 /**

@@ -7,13 +7,13 @@ import { createBatch, preflight } from '../../src/cli/confirm.js';
 import { readLockHolder } from '../../src/store/lock.js';
 import { findRepo } from '../../src/store/state-dir.js';
 import { git, snapshotTree, tempDir } from '../helpers/repo.js';
+import { until } from '../helpers/until.js';
 import {
   events,
   fileChild,
   lanesInProcess,
   lanesProcess,
   leanRepo,
-  pollUntil,
   readRecord,
   spawnLanes,
   stateDir,
@@ -106,7 +106,9 @@ describe.concurrent('a lock left by a killed coordinator', () => {
       children: [fileChild('A', [], waitForGate(gate)), fileChild('B', ['A'])],
     });
     const victim = spawnLanes(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await pollUntil('A to run', () => events(repo, 'stale').includes('executor-spawned:A'));
+    await until(() => events(repo, 'stale').includes('executor-spawned:A'), 'A to run', {
+      timeoutMs: 60_000,
+    });
     expect(readLockHolder(stateDir(repo), 'stale')?.pid).toBe(victim.pid);
     process.kill(victim.pid!, 'SIGKILL');
     expect((await victim).signal).toBe('SIGKILL');

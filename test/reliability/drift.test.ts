@@ -5,13 +5,13 @@ import { LaneWatch } from '../../src/coordinator/lane-watch.js';
 import type { BatchRecord } from '../../src/core/record.js';
 import { changedPaths } from '../../src/git/worktrees.js';
 import { git, snapshotTree, tempDir } from '../helpers/repo.js';
+import { until } from '../helpers/until.js';
 import {
   events,
   fileChild,
   integratedTasks,
   lanesProcess,
   leanRepo,
-  pollUntil,
   readRecord,
   recordPath,
   spawnLanes,
@@ -40,10 +40,14 @@ describe.concurrent('drift while a batch runs', () => {
       children: [fileChild('L', [], waitForGate(gate)), fileChild('S'), fileChild('D', ['L'])],
     });
     const run = spawnLanes(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await pollUntil('L to run and S to be integrated', () => {
-      const e = events(repo, 'lost');
-      return e.includes('executor-spawned:L') && e.includes('integrated:S');
-    });
+    await until(
+      () => {
+        const e = events(repo, 'lost');
+        return e.includes('executor-spawned:L') && e.includes('integrated:S');
+      },
+      'L to run and S to be integrated',
+      { timeoutMs: 60_000 },
+    );
     rmSync(laneOf(repo, 'lost', 'L'), { recursive: true, force: true }); // by hand, mid-run
     writeFileSync(gate, '');
     const result = await run;
@@ -92,7 +96,7 @@ describe.concurrent('drift while a batch runs', () => {
       children: [fileChild('G', [], waitForGate(gate)), fileChild('H', ['G'])],
     });
     const run = spawnLanes(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await pollUntil('G to run', () => events(repo, 'ff').includes('executor-spawned:G'));
+    await until(() => events(repo, 'ff').includes('executor-spawned:G'), 'G to run', { timeoutMs: 60_000 });
     // By hand: one commit on top of the batch branch (plumbing; nobody's work tree touched).
     const from = (await git(repo, 'rev-parse', 'batch/ff')).trim();
     const tree = (await git(repo, 'rev-parse', `${from}^{tree}`)).trim();
@@ -120,10 +124,14 @@ describe.concurrent('drift while a batch runs', () => {
     const run = spawnLanes(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
     // A integrated and released (the tick after its release done), while G runs: from here
     // on only G's exit makes the coordinator tick.
-    await pollUntil('A released while G runs', () => {
-      const e = events(repo, 'back');
-      return e.includes('released:A') && e.includes('executor-spawned:G') && e.at(-1) === 'tick';
-    });
+    await until(
+      () => {
+        const e = events(repo, 'back');
+        return e.includes('released:A') && e.includes('executor-spawned:G') && e.at(-1) === 'tick';
+      },
+      'A released while G runs',
+      { timeoutMs: 60_000 },
+    );
     const base = readRecord(repo, 'back')!.base_head;
     await git(repo, 'update-ref', 'refs/heads/batch/back', base); // by hand: A's integration undone
     writeFileSync(gate, '');
@@ -147,7 +155,7 @@ describe.concurrent('drift while a batch runs', () => {
       children: [fileChild('A', [], waitForGate(gate)), fileChild('B', ['A'])],
     });
     const run = spawnLanes(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await pollUntil('A to run', () => events(repo, 'co').includes('executor-spawned:A'));
+    await until(() => events(repo, 'co').includes('executor-spawned:A'), 'A to run', { timeoutMs: 60_000 });
     const elsewhere = join(tempDir('lanes-user-'), 'wt');
     await git(repo, 'worktree', 'add', '-q', elsewhere, 'batch/co'); // the user's own worktree
     writeFileSync(gate, '');

@@ -208,20 +208,6 @@ export async function integratedTasks(repo: string, range: string): Promise<stri
     .filter((l) => l !== '');
 }
 
-export async function pollUntil<T>(
-  what: string,
-  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** Runs `work` over `items`, at most `limit` at a time; results in item order. */
 export async function pool<T, R>(
   items: readonly T[],
