@@ -42,9 +42,13 @@ export class Steward {
       taskId: h.task_id,
       reason: `lane setup failed: ${reason}`,
     });
-    const existing = (await listWorktrees(this.repoRoot)).find(
-      (w) => realpathOrNull(w.path) === realpathOrNull(path),
-    );
+    // Only a path that exists can be a lane left from before a crash: no worktree listing
+    // (a git call per provision) for the usual new lane.
+    const real = existsSync(path) ? realpathOrNull(path) : null;
+    const existing =
+      real === null
+        ? undefined
+        : (await listWorktrees(this.repoRoot)).find((w) => realpathOrNull(w.path) === real);
     if (existing) {
       // A lane made before a crash and never admitted: reuse it when it is clean and unused.
       if (existing.branch !== h.lane_branch)

@@ -44,7 +44,9 @@ export async function commitSettled(ctx: TickContext): Promise<void> {
     let commit = await git.findDelivery(lane.path, lane.branch, ids(ctx, child));
     if (commit === null) {
       const inScope = scopeMatcher(planned.scope);
-      const paths = (await git.changedPaths(lane.path, lane.base_head)).filter((p) => inScope(p));
+      const changed =
+        ctx.qaChangedPaths.get(child.task_id) ?? (await git.changedPaths(lane.path, lane.base_head));
+      const paths = changed.filter((p) => inScope(p));
       if (paths.length === 0) {
         ctx.park(child.task_id, 'empty delivery: the lane has no change inside its scope any more');
         continue;

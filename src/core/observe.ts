@@ -119,6 +119,7 @@ async function runQa(ctx: TickContext, child: ChildRecord, kernel: KernelRecord)
   const lane = child.lane!;
   const plan = ctx.planChild(child.task_id);
   const changed = await ctx.ports.git.changedPaths(lane.path, lane.base_head);
+  ctx.qaChangedPaths.set(child.task_id, changed);
   const qaRun = kernel.qa_runs.length + 1;
   const checks = await ctx.ports.qa.runChecks(lane.path, plan.acceptance, (check) =>
     ctx.ports.store.qaLogPath(child.task_id, qaRun, check.id),

@@ -22,6 +22,12 @@ export type TickStep =
 
 export class TickContext {
   step: TickStep = 'start';
+  /**
+   * The paths each lane changed, as read by QA in this tick: the delivery commit of the same
+   * tick takes them from here instead of asking git again (a lane whose executor exited is
+   * not written to between the two).
+   */
+  readonly qaChangedPaths = new Map<string, readonly string[]>();
 
   constructor(
     readonly ports: TickPorts,

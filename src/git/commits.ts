@@ -10,6 +10,7 @@ export async function resolveCommit(cwd: string, ref: string): Promise<string | 
 }
 
 export async function isAncestor(cwd: string, ancestor: string, descendant: string): Promise<boolean> {
+  if (ancestor === descendant && /^[0-9a-f]{40,64}$/.test(ancestor)) return true; // no git call for X..X
   const result = await git(cwd, ['merge-base', '--is-ancestor', ancestor, descendant], { okCodes: [1] });
   return result.exitCode === 0;
 }

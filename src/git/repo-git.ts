@@ -108,8 +108,10 @@ export class RepoGit implements GitPort {
   }
 
   async sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean> {
-    const lane = await changeIdentity(this.root, base, laneCommit);
-    const candidate = await changeIdentity(this.root, head, tree);
+    const [lane, candidate] = await Promise.all([
+      changeIdentity(this.root, base, laneCommit),
+      changeIdentity(this.root, head, tree),
+    ]);
     return sameChange(lane, candidate);
   }
 

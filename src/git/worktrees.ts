@@ -54,26 +54,55 @@ export async function inspectLane(path: string, commonDir: string): Promise<Lane
   };
   const real = realpathOrNull(path);
   if (real === null) return none;
-  const info = await git(
+  // One rev-parse answers where the lane belongs, its HEAD and its branch (admission runs
+  // for every offered lane); the status runs beside it. A HEAD without a commit, or a path
+  // outside any repository, fails it, and the step-by-step reading below tells which.
+  const [info, clean] = await Promise.all([
+    git(
+      real,
+      [
+        'rev-parse',
+        '--path-format=absolute',
+        '--git-common-dir',
+        '--show-toplevel',
+        'HEAD',
+        '--symbolic-full-name',
+        'HEAD',
+        '--',
+      ],
+      { okCodes: [128] },
+    ),
+    isClean(real).catch(() => false),
+  ]);
+  if (info.exitCode === 0) {
+    const [common = '', top = '', head = '', ref = ''] = info.stdout.split('\n');
+    return {
+      realpath: real,
+      sameRepository: realpathOrNull(common) === realpathOrNull(commonDir),
+      isWorktreeRoot: realpathOrNull(top) === real,
+      branch: ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null,
+      head,
+      clean,
+    };
+  }
+  const where = await git(
     real,
     ['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel'],
     {
       okCodes: [128],
     },
   );
-  if (info.exitCode !== 0) return { ...none, realpath: real };
-  const [common = '', top = ''] = info.stdout.trim().split('\n');
-  const sameRepository = realpathOrNull(common) === realpathOrNull(commonDir);
-  const isWorktreeRoot = realpathOrNull(top) === real;
+  if (where.exitCode !== 0) return { ...none, realpath: real };
+  const [common = '', top = ''] = where.stdout.trim().split('\n');
   const branchOut = await git(real, ['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1, 128] });
   const headOut = await git(real, ['rev-parse', '--verify', '--quiet', 'HEAD'], { okCodes: [1, 128] });
   return {
     realpath: real,
-    sameRepository,
-    isWorktreeRoot,
+    sameRepository: realpathOrNull(common) === realpathOrNull(commonDir),
+    isWorktreeRoot: realpathOrNull(top) === real,
     branch: branchOut.exitCode === 0 ? branchOut.stdout.trim() : null,
     head: headOut.exitCode === 0 ? headOut.stdout.trim() : null,
-    clean: await isClean(real),
+    clean,
   };
 }
 
