@@ -133,15 +133,9 @@ export async function changedPaths(lanePath: string, base: string): Promise<stri
 }
 
 async function readChangedPaths(lanePath: string, base: string): Promise<string[]> {
-  const tracked = await git(lanePath, [
-    'diff',
-    '--name-only',
-    '-z',
-    '--no-renames',
-    '--no-ext-diff',
-    base,
-    '--',
+  const [tracked, untracked] = await Promise.all([
+    git(lanePath, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', base, '--']),
+    git(lanePath, ['ls-files', '--others', '--exclude-standard', '-z']),
   ]);
-  const untracked = await git(lanePath, ['ls-files', '--others', '--exclude-standard', '-z']);
   return [...new Set([...splitNul(tracked.stdout), ...splitNul(untracked.stdout)])].sort();
 }
