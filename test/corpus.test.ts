@@ -1,11 +1,10 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode, isLanesError } from '../src/core/errors.js';
-import { run } from '../src/cli/run.js';
 import { preparedRecord } from './helpers/records.js';
 import type { CliResult } from './helpers/repo.js';
 import { makeRepo, runCli, snapshotTree, tempDir } from './helpers/repo.js';
+import { lanesInProcess } from './reliability/support.js';
 
 // The bad-input corpora: every plan in test/corpus/plans must be refused by `plan check`,
 // every record in test/corpus/records by `status`, each with exit 2, a message holding its
@@ -39,28 +38,7 @@ const chomp = (r: CliResult): CliResult => ({
   stderr: r.stderr.replace(/\n$/, ''),
 });
 
-/** `lanes <args>` in this process: what src/cli/main.ts does, minus process.exit. */
-async function lanes(args: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const ctx = {
-    stdout: (text: string) => void (stdout += text),
-    stderr: (text: string) => void (stderr += text),
-  };
-  let exitCode: number;
-  try {
-    exitCode = await run(args, ctx);
-  } catch (error) {
-    if (isLanesError(error)) {
-      ctx.stderr(`lanes: ${error.message}\n`);
-      exitCode = error.exitCode;
-    } else {
-      ctx.stderr(`lanes: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      exitCode = ExitCode.unexpected;
-    }
-  }
-  return { exitCode, stdout, stderr };
-}
+const lanes = (args: string[]): Promise<CliResult> => lanesInProcess(args);
 
 // makeRepo runs git six times; one repository is made and each test gets its own copy.
 let template: string;

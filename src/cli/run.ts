@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { badInput, ExitCode } from '../core/errors.js';
+import { badInput, ExitCode, isLanesError } from '../core/errors.js';
 import { planCheck } from './commands/plan-check.js';
 import type { CommandContext } from './context.js';
 
@@ -97,5 +97,29 @@ export async function run(
       return (await import('./commands/demo.js')).demoCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
+  }
+}
+
+/**
+ * One command to its exit code: a lanes error becomes its message and its code (2 for bad
+ * input), anything else "unexpected error" with the stack and 1. What `lanes` does, and
+ * what the tests run in-process.
+ */
+export async function runCommand(
+  argv: string[],
+  ctx: Omit<CommandContext, 'cwd'>,
+  cwd?: string,
+): Promise<number> {
+  try {
+    return await run(argv, ctx, cwd);
+  } catch (error) {
+    if (isLanesError(error)) {
+      ctx.stderr(`lanes: ${error.message}\n`);
+      return error.exitCode;
+    }
+    ctx.stderr(
+      `lanes: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return ExitCode.unexpected;
   }
 }

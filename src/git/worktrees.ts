@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { git, splitNul } from './git.js';
+import type { OfferFacts } from '../core/ports.js';
 
 // Worktrees: listing them, and reading the facts lane admission decides from.
 
@@ -33,18 +34,9 @@ export function realpathOrNull(path: string): string | null {
   }
 }
 
-/** Facts about an offered lane path, read from git only. */
-export interface LaneFacts {
-  realpath: string | null;
-  sameRepository: boolean;
-  isWorktreeRoot: boolean;
-  branch: string | null;
-  head: string | null;
-  clean: boolean;
-}
-
-export async function inspectLane(path: string, commonDir: string): Promise<LaneFacts> {
-  const none: LaneFacts = {
+/** Facts about an offered lane path, read from git only (the core's OfferFacts). */
+export async function inspectLane(path: string, commonDir: string): Promise<OfferFacts> {
+  const none: OfferFacts = {
     realpath: null,
     sameRepository: false,
     isWorktreeRoot: false,

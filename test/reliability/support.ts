@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import type { TestContext } from 'vitest';
-import { ExitCode, isLanesError } from '../../src/core/errors.js';
 import type { BatchRecord } from '../../src/core/record.js';
-import { run } from '../../src/cli/run.js';
+import { runCommand } from '../../src/cli/run.js';
 import { parseJournal } from '../../src/store/journal.js';
 import type { JournalRead } from '../../src/store/journal.js';
 import { CLI, git, makeRepo, tempDir } from '../helpers/repo.js';
@@ -27,18 +26,7 @@ export async function lanesInProcess(args: string[], cwd = process.cwd()): Promi
     stdout: (text: string) => void (stdout += text),
     stderr: (text: string) => void (stderr += text),
   };
-  let exitCode: number;
-  try {
-    exitCode = await run(args, ctx, cwd);
-  } catch (error) {
-    if (isLanesError(error)) {
-      ctx.stderr(`lanes: ${error.message}\n`);
-      exitCode = error.exitCode;
-    } else {
-      ctx.stderr(`lanes: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      exitCode = ExitCode.unexpected;
-    }
-  }
+  const exitCode = await runCommand(args, ctx, cwd);
   return { exitCode, stdout, stderr };
 }
 
