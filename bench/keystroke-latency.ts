@@ -1,16 +1,13 @@
-import '../src/tui/production-mode.js';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { render } from 'ink';
-import { createElement } from 'react';
-import { App } from '../components/App.js';
 import type { TuiActions } from '../components/App.js';
 import { batchPorts } from '../src/cli/batch-ports.js';
 import { createBatch, preflight } from '../src/cli/confirm.js';
 import { parsePlanText } from '../src/core/plan.js';
 import { PtyHost } from '../src/hosts/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
+import { withProductionReact } from '../src/tui/production-mode.js';
 import { INK_OPTIONS, TuiStore } from '../src/tui/tui-store.js';
 import { independentPlan, makeRepo, tempDir } from './fixtures.js';
 import { median, percentile, round } from './stats.js';
@@ -93,6 +90,10 @@ async function measure(streaming: number, keys: number): Promise<number[]> {
   }
   const stdout = new FakeStdout();
   const stdin = new FakeStdin();
+  // Loaded as lanes loads them (src/cli/lazy-tui.ts): React's production build.
+  const [{ render }, { createElement }, { App }] = await withProductionReact(() =>
+    Promise.all([import('ink'), import('react'), import('../components/App.js')]),
+  );
   const instance = render(createElement(App, { store, actions: NO_ACTIONS }), {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stdin: stdin as unknown as NodeJS.ReadStream,

@@ -1,4 +1,3 @@
-import './production-mode.js';
 import { join } from 'node:path';
 import { render } from 'ink';
 import { createElement } from 'react';
