@@ -3,6 +3,7 @@ import type { DeliveryIds } from './ports.js';
 import { scopeMatcher } from './scope.js';
 import type { TickContext } from './tick-context.js';
 import { commitLane, integrate } from './transitions.js';
+import type { PlanChild } from './plan.js';
 import type { ChildRecord } from './record.js';
 
 // Tick steps 1 and 5: the delivery commit on a lane branch, integration into the batch
@@ -36,28 +37,43 @@ export async function adoptIntegrations(ctx: TickContext): Promise<void> {
 
 /** Step 5a: commit each settled child's delivery on its lane branch. */
 export async function commitSettled(ctx: TickContext): Promise<void> {
-  for (const planned of ctx.plan.children) {
-    const child = ctx.child(planned.id);
-    if (child.state !== 'settled') continue;
-    const lane = child.lane!;
-    const git = ctx.ports.git;
-    let commit = await git.findDelivery(lane.path, lane.branch, ids(ctx, child));
-    if (commit === null) {
-      const inScope = scopeMatcher(planned.scope);
-      const changed =
-        ctx.qaChangedPaths.get(child.task_id) ?? (await git.changedPaths(lane.path, lane.base_head));
-      const paths = changed.filter((p) => inScope(p));
-      if (paths.length === 0) {
-        ctx.park(child.task_id, 'empty delivery: the lane has no change inside its scope any more');
-        continue;
-      }
-      commit = await git.commitDelivery(lane.path, lane.branch, paths, planned.goal, ids(ctx, child));
-      ctx.ports.crashPoint('after-lane-commit', child.task_id);
+  const settled = ctx.plan.children.filter((planned) => ctx.child(planned.id).state === 'settled');
+  // The git work of each lane touches only its own worktree and branch, so the lanes are
+  // committed side by side; the record then moves one child at a time, in plan order. A
+  // crash in between leaves delivery commits the record does not know: the next tick
+  // finds them by their trailers (findDelivery) instead of committing again.
+  const made = await Promise.allSettled(settled.map((planned) => deliveryOf(ctx, planned)));
+  made.forEach((result, i) => {
+    const taskId = settled[i]!.id;
+    if (result.status === 'rejected') return;
+    if (result.value === null) {
+      ctx.park(taskId, 'empty delivery: the lane has no change inside its scope any more');
+      return;
     }
-    await git.syncLaneIndex(lane.path);
-    ctx.save(commitLane(ctx.record, child.task_id, commit));
-    ctx.journal('lane-committed', { task: child.task_id, lane_commit: commit });
+    ctx.save(commitLane(ctx.record, taskId, result.value));
+    ctx.journal('lane-committed', { task: taskId, lane_commit: result.value });
+  });
+  const failed = made.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** The delivery commit of one settled child (made now, or found from before a crash); null when empty. */
+async function deliveryOf(ctx: TickContext, planned: PlanChild): Promise<string | null> {
+  const child = ctx.child(planned.id);
+  const lane = child.lane!;
+  const git = ctx.ports.git;
+  let commit = await git.findDelivery(lane.path, lane.branch, ids(ctx, child));
+  if (commit === null) {
+    const inScope = scopeMatcher(planned.scope);
+    const changed =
+      ctx.qaChangedPaths.get(child.task_id) ?? (await git.changedPaths(lane.path, lane.base_head));
+    const paths = changed.filter((p) => inScope(p));
+    if (paths.length === 0) return null;
+    commit = await git.commitDelivery(lane.path, lane.branch, paths, planned.goal, ids(ctx, child));
+    ctx.ports.crashPoint('after-lane-commit', child.task_id);
   }
+  await git.syncLaneIndex(lane.path);
+  return commit;
 }
 
 /** Step 5b: integrate each lane commit into the batch branch, one at a time, in plan order. */
