@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 /**
  * JSON with object keys sorted at every depth, so equal values give equal bytes. Written
  * straight to text (no sorted copy of the value): the digest of a 500-child plan is part
- * of `plan check`'s start-up time. Same output as JSON.stringify on a key-sorted copy.
+ * of `plan check`'s start-up time. The same text as JSON.stringify of a key-sorted copy,
+ * except that index-like keys ("10", "9") are sorted too, where such a copy would list
+ * them first; plan digests never have such keys (test/canonical-json.property.test.ts).
  */
 export function canonicalJson(value: unknown): string {
   return write(value) ?? 'null';
