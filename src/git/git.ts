@@ -61,7 +61,7 @@ interface RawResult {
   spawnError?: string;
 }
 
-// Node's execFile, not execa, for git alone: a batch makes ~40 git calls a child, and
+// Node's execFile, not execa, for git alone: a batch makes ~33 git calls a child, and
 // execa's per-call option handling, streams and abort signals cost ~4 ms of main-thread
 // CPU a call (docs/DECISIONS.md). Still an argv array, never a shell.
 function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
