@@ -130,6 +130,29 @@ function writePlan(plan: PlanSpec): string {
   return path;
 }
 
+/**
+ * `lanes start` (headless) of a one-child batch whose executor waits for the file `gate`,
+ * returned once the batch runs: the caller looks at the running batch, then writes the gate.
+ */
+async function startGatedBatch(
+  test: TestContext,
+  batch: string,
+  child: string,
+): Promise<{ repo: string; gate: string; start: ResultPromise }> {
+  const repo = await makeRepo();
+  const gate = join(tempDir('lanes-gate-'), 'go');
+  const planFile = writePlan({
+    batch,
+    executor: 'script',
+    children: [fileChild(child, '0', [], waitFor(gate))],
+  });
+  const start = spawnCli(test, ['-C', repo, 'start', planFile, '--yes', '--headless']);
+  await until(() => readRecord(repo, batch)?.batch_state === 'running', 'the batch to run', {
+    timeoutMs: 150_000,
+  });
+  return { repo, gate, start };
+}
+
 function ids(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}`);
 }
@@ -406,17 +429,7 @@ describe('suspect dispatch', () => {
 
 describe('lanes wait and lanes log', () => {
   it('wait returns once the batch completes; log prints the journal', async (ctx) => {
-    const repo = await makeRepo();
-    const gate = join(tempDir('lanes-gate-'), 'go');
-    const planFile = writePlan({
-      batch: 'w',
-      executor: 'script',
-      children: [fileChild('a', '0', [], waitFor(gate))],
-    });
-    const start = spawnCli(ctx, ['-C', repo, 'start', planFile, '--yes', '--headless']);
-    await until(() => readRecord(repo, 'w')?.batch_state === 'running', 'the batch to run', {
-      timeoutMs: 150_000,
-    });
+    const { repo, gate, start } = await startGatedBatch(ctx, 'w', 'a');
 
     const bad = await runCli(['-C', repo, 'wait', 'w', '--until', 'finished']);
     expect(bad.exitCode).toBe(2);
@@ -447,17 +460,7 @@ describe('lanes wait and lanes log', () => {
 
 describe('one coordinator per batch', () => {
   it('refuses a second coordinator, naming the holder', async (ctx) => {
-    const repo = await makeRepo();
-    const gate = join(tempDir('lanes-gate-'), 'go');
-    const planFile = writePlan({
-      batch: 'held',
-      executor: 'script',
-      children: [fileChild('slow', '0', [], waitFor(gate))],
-    });
-    const start = spawnCli(ctx, ['-C', repo, 'start', planFile, '--yes', '--headless']);
-    await until(() => readRecord(repo, 'held')?.batch_state === 'running', 'the batch to run', {
-      timeoutMs: 150_000,
-    });
+    const { repo, gate, start } = await startGatedBatch(ctx, 'held', 'slow');
 
     const second = await runCli(['-C', repo, 'resume', 'held', '--headless']);
     expect(second.exitCode).toBe(2);

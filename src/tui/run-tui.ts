@@ -18,7 +18,8 @@ import { makeHost } from '../cli/run-batch.js';
 import type { HostName } from '../cli/run-batch.js';
 import { laneDiff, laneQaLog } from './lane-views.js';
 import { Notifier } from './notify.js';
-import { INK_OPTIONS, TuiStore } from './tui-store.js';
+import { INK_OPTIONS } from './ink-options.js';
+import { TuiStore } from './tui-store.js';
 
 // Runs a batch with the TUI: the optional confirmation screen, then the coordinator in
 // this process with its lanes in pty panes, until the user quits.

@@ -16,17 +16,6 @@ import type { BatchFiles } from '../store/batch-files.js';
 export const REDRAW_HZ = 20;
 const REDRAW_INTERVAL_MS = Math.round(1000 / REDRAW_HZ);
 
-/**
- * Ink's own frame limit, far above REDRAW_HZ on purpose: the store already limits how often
- * pane output redraws, so Ink's limit only decides how long a key pressed just after a
- * pane redraw waits for its frame slot. With six panes streaming, 120 fps (an 8 ms slot)
- * gave keystroke p95 33-35 ms against 44-49 ms at 60 fps (bench keystroke_latency, three
- * runs each); 240 fps was no better.
- */
-export const INK_MAX_FPS = 120;
-
-/** The render options of the app, shared by `lanes` and the keystroke benchmark. */
-export const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: INK_MAX_FPS } as const;
 const NOTICES_KEPT = 4;
 
 export interface LaneRow {
