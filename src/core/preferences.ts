@@ -62,6 +62,10 @@ export function resolvePreferences(
 ): Preferences {
   const profiles = executorProfiles(config);
   const problems: string[] = [];
+  // A directive naming no profile is wrong even where a higher source picks the executor.
+  const named = directives.executor;
+  if (named && !(named.value in profiles))
+    problems.push(`${named.where}: unknown executor profile "${named.value}" (Lane executor)`);
   const children: Record<string, ChildPreferences> = {};
   plan.children.forEach((child, i) => {
     const prefs = childPreferences(child, plan, config, profiles, cli, directives);
@@ -71,14 +75,13 @@ export function resolvePreferences(
       ? `children[${i}].executor`
       : prefs.executor.kind === 'command line'
         ? '--executor'
-        : prefs.executor.kind === 'repository'
-          ? prefs.executor.label
-          : prefs.executor.kind === 'config'
-            ? 'default_executor'
-            : 'executor';
-    if (!(name in profiles))
-      problems.push(`${where}: unknown executor profile "${name}" (child "${child.id}")`);
-    else if (profiles[name]?.argv.some((arg) => arg.includes('{run}')) && !child.run)
+        : prefs.executor.kind === 'config'
+          ? 'default_executor'
+          : 'executor';
+    if (!(name in profiles)) {
+      if (prefs.executor.kind !== 'repository')
+        problems.push(`${where}: unknown executor profile "${name}" (child "${child.id}")`);
+    } else if (profiles[name]?.argv.some((arg) => arg.includes('{run}')) && !child.run)
       problems.push(`children[${i}].run: required by the "${name}" executor (child "${child.id}")`);
   });
   const maxParallel =
