@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { git, snapshotTree } from './helpers/repo.js';
-import { copyRepo, lanesInProcess, leanRepo, writePlan } from './reliability/support.js';
+import { copyRepo, lanesInProcess, lanesProcess, leanRepo, writePlan } from './reliability/support.js';
+import { tempDir } from './helpers/repo.js';
 
 // Executor preferences end to end: what `lanes start` shows on its confirmation (each value
 // with its source), what the executor is really started with (its argv, written by a real
@@ -121,6 +122,53 @@ describe('each value with its source, and the executor started with those values
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('executor dump (plan), model m-cli (command line)');
     expect(await argsOf(repo, 'b3', 'A')).toEqual(['--model', 'm-cli', '--mode', 'plan']);
+  }, 60_000);
+});
+
+describe('the built-in claude and codex profiles', () => {
+  it('start the program found on PATH with the flags of the values that are set, and no others', async () => {
+    // Stand-ins named claude and codex that write their arguments down (the real agents'
+    // runs are the fixtures' tests); what is checked here is the argv lanes builds.
+    const bin = tempDir('lanes-bin-');
+    for (const name of ['claude', 'codex']) {
+      // (NUL-separated: the prompt has lines of its own)
+      writeFileSync(join(bin, name), '#!/bin/sh\nmkdir -p f && printf "%s\\0" "$@" > "f/$LANES_TASK.txt"\n');
+      chmodSync(join(bin, name), 0o755);
+    }
+    const repo = repoWith({
+      'lanes.config.json': JSON.stringify({
+        executors: { codex: { permission_mode: 'workspace-write', approval_policy: 'on-request' } },
+      }),
+    });
+    const plan = writePlan({
+      batch: 'b1',
+      children: [
+        child('A', { executor: 'claude', model: 'opus' }),
+        child('B', { executor: 'codex', effort: 'low' }),
+      ],
+    });
+    const r = await lanesProcess(['-C', repo, 'start', plan, '--yes', '--headless'], {
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const nulArgs = async (task: string) =>
+      (await git(repo, 'show', `batch/b1:f/${task}.txt`)).split('\0').slice(0, -1);
+    const a = await nulArgs('A');
+    expect(a.slice(0, 2)).toEqual(['--model', 'opus']);
+    expect(a[2]).toMatch(/^# Task A /); // the prompt, one argument; no --effort, no --permission-mode
+    expect(a).toHaveLength(3);
+    const b = await nulArgs('B');
+    expect(b.slice(0, 6)).toEqual([
+      '-c',
+      'model_reasoning_effort="low"',
+      '--sandbox',
+      'workspace-write',
+      '--ask-for-approval',
+      'on-request',
+    ]);
+    expect(b[6]).toMatch(/^# Task B /);
+    expect(b).toHaveLength(7);
+    for (const argv of [a, b]) expect(argv.join(' ')).not.toMatch(/dangerously|bypass/);
   }, 60_000);
 });
 
