@@ -38,7 +38,55 @@ export const profileSchema = z.strictObject({
 });
 export type ExecutorProfile = z.output<typeof profileSchema>;
 
-/** Built-in executor profiles; a profile of the same name in the config replaces one. */
+const commandSchema = z.union([
+  z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }),
+  z
+    .array(z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
+    .min(1)
+    .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' }),
+]);
+
+const relativePath = z.string().superRefine((entry, ctx) => {
+  const problem = scopeEntryProblem(entry);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/**
+ * A profile named after a built-in one and without `argv` extends it: `{"claude": {"model":
+ * "opus"}}` keeps the built-in argv (and whatever lanes adds to it) and sets the model.
+ */
+function extendBuiltins(raw: unknown): unknown {
+  // (called at parse time, so BUILTIN_PROFILES below is there by then)
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const [name, profile] of Object.entries(raw)) {
+    const builtin = Object.hasOwn(BUILTIN_PROFILES, name) ? BUILTIN_PROFILES[name] : undefined;
+    const extend = builtin && profile !== null && typeof profile === 'object' && !('argv' in profile);
+    out[name] = extend ? { ...builtin, ...profile } : profile;
+  }
+  return out;
+}
+
+export const configSchema = z.strictObject({
+  executors: z.preprocess(extendBuiltins, z.record(idSchema, profileSchema)).default({}),
+  default_executor: idSchema.optional(),
+  max_parallel: z.number().int().positive().optional(),
+  /** Where lanes live: `{repo}`, `{batch}` and `{child}` are replaced; relative to the repo root. */
+  lanes_root: z.string().min(1).refine(noNul).default('../{repo}.lanes/{batch}/{child}'),
+  setup: z.array(commandSchema).default([]),
+  copy_files: z.array(relativePath).default([]),
+  stall_timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60_000),
+  keep_lane_branches: z.boolean().default(false),
+  notify: z.enum(['bell', 'osc9', 'both', 'none']).default('both'),
+  integration_checks: z.enum(['changed', 'all']).default('changed'),
+});
+export type Config = z.output<typeof configSchema>;
+
+/** Built-in executor profiles; a profile of the same name in the config replaces one (or, without argv, extends it). */
 export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
   claude: {
     argv: [
@@ -77,53 +125,6 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
   },
   script: { argv: ['sh', '-c', '{run}'], prompt_patterns: [], env: {} },
 };
-
-const commandSchema = z.union([
-  z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }),
-  z
-    .array(z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
-    .min(1)
-    .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' }),
-]);
-
-const relativePath = z.string().superRefine((entry, ctx) => {
-  const problem = scopeEntryProblem(entry);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
-
-/**
- * A profile named after a built-in one and without `argv` extends it: `{"claude": {"model":
- * "opus"}}` keeps the built-in argv (and whatever lanes adds to it) and sets the model.
- */
-function extendBuiltins(raw: unknown): unknown {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-  const out: Record<string, unknown> = {};
-  for (const [name, profile] of Object.entries(raw)) {
-    const builtin = Object.hasOwn(BUILTIN_PROFILES, name) ? BUILTIN_PROFILES[name] : undefined;
-    const extend = builtin && profile !== null && typeof profile === 'object' && !('argv' in profile);
-    out[name] = extend ? { ...builtin, ...profile } : profile;
-  }
-  return out;
-}
-
-export const configSchema = z.strictObject({
-  executors: z.preprocess(extendBuiltins, z.record(idSchema, profileSchema)).default({}),
-  default_executor: idSchema.optional(),
-  max_parallel: z.number().int().positive().optional(),
-  /** Where lanes live: `{repo}`, `{batch}` and `{child}` are replaced; relative to the repo root. */
-  lanes_root: z.string().min(1).refine(noNul).default('../{repo}.lanes/{batch}/{child}'),
-  setup: z.array(commandSchema).default([]),
-  copy_files: z.array(relativePath).default([]),
-  stall_timeout_ms: z
-    .number()
-    .int()
-    .positive()
-    .default(15 * 60_000),
-  keep_lane_branches: z.boolean().default(false),
-  notify: z.enum(['bell', 'osc9', 'both', 'none']).default('both'),
-  integration_checks: z.enum(['changed', 'all']).default('changed'),
-});
-export type Config = z.output<typeof configSchema>;
 
 export const DEFAULT_CONFIG: Config = configSchema.parse({});
 
