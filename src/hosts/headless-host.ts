@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
+import { killGroup } from '../process/process-group.js';
 import { wrapWithExitStatus } from './exit-status.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
 import { Transcript } from './transcript.js';
@@ -79,19 +80,5 @@ export class HeadlessHost implements Host {
   async dispose(): Promise<void> {
     for (const s of this.sessions) s.kill('SIGTERM');
     await Promise.all([...this.sessions].map((s) => s.exited));
-  }
-}
-
-/** Signals a whole process group (the wrapper and everything the executor started). */
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
   }
 }

@@ -5,9 +5,9 @@ import { formatLaneRef } from './herdr-tabs.js';
 import type { LaneTab } from './herdr-tabs.js';
 import { markerRegex, readWrapperPid } from './herdr-wrapper.js';
 import type { WrapperFiles } from './herdr-wrapper.js';
-import { killGroup } from './headless-host.js';
+import { killGroup } from '../process/process-group.js';
 import type { ExitInfo, LaneSession, LaunchSpec } from './host.js';
-import { isSameProcessAlive, processStartTime } from './process-info.js';
+import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
 import { Transcript } from './transcript.js';
 
 // One executor in a Herdr tab. Its end is known from the status file its wrapper writes

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import pty from 'node-pty';
 import { wrapWithExitStatus } from './exit-status.js';
-import { killGroup } from './headless-host.js';
+import { killGroup } from '../process/process-group.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
 import { ScreenModel } from './screen.js';
 import { Transcript } from './transcript.js';

@@ -1,5 +1,5 @@
 import { readdirSync, rmSync, unlinkSync } from 'node:fs';
-import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
+import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';

@@ -13,7 +13,7 @@ import { constants } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { LanesError } from '../core/errors.js';
-import { crashPoint } from '../core/crash.js';
+import { crashPoint } from '../process/crash-points.js';
 
 // File primitives for the state directory: nothing under it is ever reached through a
 // symbolic link, and every write is temp file + fsync + rename, so a reader sees the old
