@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCheck } from '../src/hosts/check-runner.js';
+import { runCheck } from '../src/qa/check-runner.js';
 import { readExitStatus } from '../src/hosts/exit-status.js';
 import { HeadlessHost } from '../src/hosts/headless-host.js';
 import type { Host, LaneSession, LaunchSpec } from '../src/hosts/host.js';

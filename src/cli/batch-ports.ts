@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../core/config.js';
-import { crashPoint } from '../core/crash.js';
+import { crashPoint } from '../process/crash-points.js';
 import type { TickPorts } from '../core/ports.js';
 import { RepoGit } from '../git/repo-git.js';
-import { runChecks } from '../hosts/check-runner.js';
+import { runChecks } from '../qa/check-runner.js';
 import { BatchFiles } from '../store/batch-files.js';
 import type { RepoPaths } from '../store/state-dir.js';
 

@@ -1,13 +1,13 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../core/config.js';
-import { crashPoint } from '../core/crash.js';
+import { crashPoint } from '../process/crash-points.js';
 import type { Handoff } from '../core/report.js';
 import type { AcceptanceCheck } from '../core/plan.js';
 import { isAncestor, resolveCommit } from '../git/commits.js';
 import { git } from '../git/git.js';
 import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
-import { runCheck } from '../hosts/check-runner.js';
+import { runCheck } from '../qa/check-runner.js';
 
 // The steward creates and removes lane worktrees when a tick asks (SPEC §7). It never
 // deletes work that is not integrated: a worktree goes only when it is clean and its

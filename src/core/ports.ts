@@ -4,7 +4,7 @@ import type { BatchRecord } from './record.js';
 import type { Report } from './report.js';
 
 // The ports the core runner works through. Adapters: src/store (files), src/git (git
-// plumbing), src/hosts/check-runner (QA processes). Tests may pass their own.
+// plumbing), src/qa/check-runner (QA processes). Tests may pass their own.
 
 export type KernelRead =
   { kind: 'missing' } | { kind: 'unreadable'; why: string } | { kind: 'ok'; record: KernelRecord };

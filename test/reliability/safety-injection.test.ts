@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../src/hosts/check-runner.js';
+import { runCheck } from '../../src/qa/check-runner.js';
 import { wrapWithExitStatus } from '../../src/hosts/exit-status.js';
 import { execa } from 'execa';
 import { git, tempDir } from '../helpers/repo.js';
