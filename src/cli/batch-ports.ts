@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../store/config-file.js';
 import { crashPoint } from '../process/crash-points.js';
 import type { TickPorts } from '../core/ports.js';
 import { RepoGit } from '../git/repo-git.js';

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { resolveSettings } from '../core/batch-settings.js';
 import type { BatchSettings, SettingsOverrides } from '../core/batch-settings.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../store/config-file.js';
 import type { Config } from '../core/config.js';
 import { badInput, LanesError } from '../core/errors.js';
 import { batchBranch } from '../core/ids.js';

@@ -1,6 +1,6 @@
 import { Coordinator } from '../coordinator/coordinator.js';
 import type { CoordinatorEvent, CoordinatorResult } from '../coordinator/coordinator.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../store/config-file.js';
 import { badInput } from '../core/errors.js';
 import { exitCodeForState } from './exit-codes.js';
 import type { Approval } from '../core/resume.js';

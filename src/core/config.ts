@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { badInput } from './errors.js';
 import { idSchema } from './ids.js';
@@ -150,13 +148,6 @@ export function parseConfigText(text: string, source: string): Config {
   if (problems.length)
     throw badInput('config_invalid', `config ${source} is invalid:\n${problems.join('\n')}`);
   return parsed.data;
-}
-
-/** Reads the repo root's config file, or the defaults when there is none. */
-export function loadConfig(repoRoot: string): Config {
-  const path = join(repoRoot, CONFIG_FILE);
-  if (!existsSync(path)) return DEFAULT_CONFIG;
-  return parseConfigText(readFileSync(path, 'utf8'), path);
 }
 
 export function executorProfiles(config: Config): Record<string, ExecutorProfile> {

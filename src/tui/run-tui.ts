@@ -5,7 +5,7 @@ import { App } from '../../components/App.js';
 import type { TuiActions } from '../../components/App.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import type { CoordinatorEvent } from '../coordinator/coordinator.js';
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../store/config-file.js';
 import { ExitCode } from '../core/errors.js';
 import type { Approval } from '../core/resume.js';
 import { PtyHost } from '../hosts/pty-host.js';

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { resolveSettings } from '../../core/batch-settings.js';
-import { DEFAULT_CONFIG, loadConfig } from '../../core/config.js';
+import { DEFAULT_CONFIG } from '../../core/config.js';
+import { loadConfig } from '../../store/config-file.js';
 import { badInput } from '../../core/errors.js';
 import { loadPlan, planDigest } from '../../core/plan.js';
 import { computeWaves } from '../../core/waves.js';
