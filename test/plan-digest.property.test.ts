@@ -126,7 +126,7 @@ describe('plan_digest', () => {
           const json = JSON.stringify(shuffleKeys(plan, next), null, jsonIndent);
           expect(planDigest(parsePlanText(json, 'plan.json'))).toBe(expected);
           const yaml = YAML.stringify(shuffleKeys(plan, next), { indent: yamlIndent });
-          expect(planDigest(parsePlanText(yaml, yamlName))).toBe(expected);
+          expect(planDigest(parsePlanText(yaml, yamlName, YAML))).toBe(expected);
         },
       ),
       { numRuns: NUM_RUNS },

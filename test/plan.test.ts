@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { isLanesError } from '../src/core/errors.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, parsePlanText, planDigest } from '../src/core/plan.js';
 
@@ -77,8 +78,8 @@ describe('parsePlanText', () => {
 
   it('reads the same plan from YAML, under .yaml and .yml', () => {
     const fromJson = parsePlanText(JSON_PLAN, 'plan.json');
-    expect(parsePlanText(YAML_PLAN, 'plan.yaml')).toEqual(fromJson);
-    expect(parsePlanText(YAML_PLAN, 'dir/PLAN.YML')).toEqual(fromJson);
+    expect(parsePlanText(YAML_PLAN, 'plan.yaml', YAML)).toEqual(fromJson);
+    expect(parsePlanText(YAML_PLAN, 'dir/PLAN.YML', YAML)).toEqual(fromJson);
   });
 
   it('keeps base, max_parallel and budget when given', () => {
@@ -88,6 +89,7 @@ describe('parsePlanText', () => {
         'batch: b1\nbase: main\nmax_parallel: 3\nbudget: { max_children: 5, qa_failure_limit: 1 }',
       ),
       'plan.yaml',
+      YAML,
     );
     expect(plan).toMatchObject({
       base: 'main',

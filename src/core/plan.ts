@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { extname } from 'node:path';
 import type YAMLModule from 'yaml';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
@@ -85,9 +82,19 @@ export type Plan = z.output<typeof planSchema>;
 export type PlanChild = Plan['children'][number];
 export type AcceptanceCheck = PlanChild['acceptance'][number];
 
-/** Parses plan text; `source` names the file in messages and picks JSON or YAML. */
-export function parsePlanText(text: string, source: string): Plan {
-  const raw = decodePlan(text, source);
+/**
+ * What the core needs of a YAML parser: the `yaml` package's `parseDocument`. The caller
+ * passes it in (src/store/plan-file.ts loads it only for a YAML plan): loading it is a
+ * fifth of `plan check`'s start-up time, and a JSON plan never needs it.
+ */
+export type YamlParser = Pick<typeof YAMLModule, 'parseDocument'>;
+
+/**
+ * Parses plan text; `source` names the file in messages and picks JSON or YAML (which
+ * needs `yaml`).
+ */
+export function parsePlanText(text: string, source: string, yaml?: YamlParser): Plan {
+  const raw = decodePlan(text, source, yaml);
   // reportInput: the messages say what was found ("expected string, got number"), and
   // without it zod leaves `input` out, so every wrong type would read as "required".
   const parsed = planSchema.safeParse(raw, { reportInput: true });
@@ -95,17 +102,6 @@ export function parsePlanText(text: string, source: string): Plan {
   const problems = [...referenceProblems(parsed.data), ...cycleProblems(parsed.data)];
   if (problems.length > 0) throw planError(source, problems);
   return parsed.data;
-}
-
-export function loadPlan(path: string): Plan {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
-    throw badInput('plan_invalid', `plan ${path}: cannot read it (${why})`);
-  }
-  return parsePlanText(text, path);
 }
 
 function planError(source: string, problems: string[]): LanesError {
@@ -146,16 +142,15 @@ function childNote(path: ReadonlyArray<PropertyKey>, raw: unknown): string {
   return typeof id === 'string' && id !== '' ? ` (child ${JSON.stringify(id)})` : '';
 }
 
-// The YAML parser is loaded only for YAML plans: it is a fifth of `plan check`'s start-up
-// time, and a JSON plan never needs it (require keeps loadPlan synchronous).
-let yaml: typeof YAMLModule | undefined;
-function loadYaml(): typeof YAMLModule {
-  yaml ??= createRequire(import.meta.url)('yaml') as typeof YAMLModule;
-  return yaml;
+/** The file name's extension, as node's `extname` gives it ('' for none and for dot files). */
+function extensionOf(source: string): string {
+  const name = source.slice(source.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 || name === '..' ? '' : name.slice(dot);
 }
 
-function decodePlan(text: string, source: string): unknown {
-  const ext = extname(source).toLowerCase();
+function decodePlan(text: string, source: string, yaml: YamlParser | undefined): unknown {
+  const ext = extensionOf(source).toLowerCase();
   if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml')
     throw badInput('plan_invalid', `plan ${source}: unknown file type "${ext}" (use .json, .yaml or .yml)`);
   if (text.trim() === '') throw planError(source, ['the file is empty']);
@@ -166,7 +161,8 @@ function decodePlan(text: string, source: string): unknown {
       throw planError(source, [`not valid JSON: ${(error as Error).message}`]);
     }
   }
-  const doc = loadYaml().parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (!yaml) throw new Error(`parsePlanText(${source}): a YAML plan needs the YAML parser passed in`);
+  const doc = yaml.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     throw planError(
       source,

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import YAML from 'yaml';
 import { parsePlanText } from '../../src/core/plan.js';
 import type { Plan } from '../../src/core/plan.js';
 import type { TickPorts } from '../../src/core/ports.js';
@@ -41,7 +42,7 @@ export async function startBatch(
   planYaml: string,
   overrides: { portsPatch?: Partial<TickPorts> } = {},
 ): Promise<Driver> {
-  const plan = parsePlanText(planYaml, 'plan.yaml');
+  const plan = parsePlanText(planYaml, 'plan.yaml', YAML);
   const repo = await findRepo(repoDir);
   const checked = await preflight(repo, plan, {});
   await createBatch(repo, plan, checked, new Date(Date.now() - 60_000));

@@ -1,6 +1,7 @@
 import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { LanesError } from '../../src/core/errors.js';
 import { parsePlanText } from '../../src/core/plan.js';
 import { createBatch, preflight } from '../../src/cli/confirm.js';
@@ -84,6 +85,7 @@ describe.concurrent('two coordinators on one batch', () => {
     const plan = parsePlanText(
       'batch: race\nchildren:\n  - { id: A, goal: g, scope: [a], acceptance: [{ id: ok, run: ["true"] }] }\n',
       'race.yaml',
+      YAML,
     );
     const first = await preflight(paths, plan, {});
     const second = await preflight(paths, plan, {});

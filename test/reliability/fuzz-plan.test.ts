@@ -184,7 +184,7 @@ function planProblems(plan: Plan): string[] {
 function parseOrRefuse(textIn: string, source: string): Plan | null {
   tally.runs++;
   try {
-    const plan = parsePlanText(textIn, source);
+    const plan = parsePlanText(textIn, source, YAML);
     tally.accepted++;
     return plan;
   } catch (error) {

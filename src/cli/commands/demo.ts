@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { badInput } from '../../core/errors.js';
-import { loadPlan } from '../../core/plan.js';
+import { loadPlan } from '../../store/plan-file.js';
 import { createDemo, DEMO_BATCH } from '../../demo/demo-project.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { badInput } from '../../core/errors.js';
-import { loadPlan } from '../../core/plan.js';
+import { loadPlan } from '../../store/plan-file.js';
 import { TERMINAL_BATCH_STATES } from '../../core/record.js';
 import { checkReplan } from '../../core/resume.js';
 import type { Approval } from '../../core/resume.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { badInput } from '../../core/errors.js';
-import { loadPlan } from '../../core/plan.js';
+import { loadPlan } from '../../store/plan-file.js';
 import { currentReport } from '../../core/tick.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';

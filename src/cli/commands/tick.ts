@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { badInput } from '../../core/errors.js';
 import { ID_PATTERN } from '../../core/ids.js';
-import { loadPlan } from '../../core/plan.js';
+import { loadPlan } from '../../store/plan-file.js';
 import { checkReplan } from '../../core/resume.js';
 import { tick } from '../../core/tick.js';
 import type { ExitNotice, ReviewVerdict, TickInput } from '../../core/tick.js';
