@@ -1,4 +1,4 @@
-// How the app is rendered by Ink: one place for `lanes` (run-tui.ts) and the keystroke
+// How the app is rendered by Ink: one place for `lanes` (src/cli/run-tui.ts) and the keystroke
 // benchmark, so the benchmark measures what users get.
 
 /**

@@ -12,18 +12,20 @@ import { PtyHost } from '../hosts/pty-host.js';
 import type { Host } from '../hosts/host.js';
 import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
-import { batchPorts } from '../cli/batch-ports.js';
-import { exitCodeForState } from '../cli/exit-codes.js';
-import { makeHost } from '../cli/run-batch.js';
-import type { HostName } from '../cli/run-batch.js';
-import { laneDiff, laneQaLog } from './lane-views.js';
-import { Notifier } from './notify.js';
-import { resizeSessions } from './pane-layout.js';
-import { INK_OPTIONS } from './ink-options.js';
-import { TuiStore } from './tui-store.js';
+import { batchPorts } from './batch-ports.js';
+import { exitCodeForState } from './exit-codes.js';
+import { makeHost } from './run-batch.js';
+import type { HostName } from './run-batch.js';
+import { laneDiff, laneQaLog } from '../tui/lane-views.js';
+import { Notifier } from '../tui/notify.js';
+import { resizeSessions } from '../tui/pane-layout.js';
+import { INK_OPTIONS } from '../tui/ink-options.js';
+import { TuiStore } from '../tui/tui-store.js';
 
-// Runs a batch with the TUI: the optional confirmation screen, then the coordinator in
-// this process with its lanes in pty panes, until the user quits.
+// The TUI's composition root: above src/tui and components/, which it wires to the
+// coordinator and the adapters. Runs a batch with the TUI: the optional confirmation
+// screen, then the coordinator in this process with its lanes in pty panes, until the
+// user quits.
 
 export interface TuiRun {
   repo: RepoPaths;
