@@ -1,6 +1,6 @@
 import { Box } from 'ink';
-import type { LaneSession } from '../src/hosts/host.js';
 import { paneLayout } from '../src/tui/pane-layout.js';
+import type { PaneSession } from '../src/tui/pane-session.js';
 import { PaneView } from './PaneView.js';
 
 /** The focused lane's terminal, or a grid of up to four (src/tui/pane-layout.ts). Only these panes are rendered. */
@@ -14,7 +14,7 @@ export function PaneArea({
 }: {
   tasks: string[];
   selected: string | null;
-  sessionOf: (task: string) => LaneSession | null;
+  sessionOf: (task: string) => PaneSession | null;
   width: number;
   height: number;
   attached: boolean;

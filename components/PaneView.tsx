@@ -1,7 +1,6 @@
 import { Box, Text } from 'ink';
-import type { LaneSession } from '../src/hosts/host.js';
-import type { ScreenModel, StyledRun } from '../src/hosts/screen.js';
 import { windowStart } from '../src/tui/pane-layout.js';
+import type { PaneSession, StyledRun } from '../src/tui/pane-session.js';
 
 // One lane's live terminal: the pty host's screen model drawn row by row with its colours
 // kept (palette → ansi256, true colour → hex). Hosts without a screen model (headless,
@@ -12,8 +11,8 @@ function inkColor(value: number | null, rgb: boolean): string | undefined {
   return rgb ? `#${value.toString(16).padStart(6, '0')}` : `ansi256(${value})`;
 }
 
-function runsOf(session: LaneSession, rows: number): StyledRun[][] {
-  const screen = (session as { screen?: ScreenModel }).screen;
+function runsOf(session: PaneSession, rows: number): StyledRun[][] {
+  const screen = session.screen;
   if (screen) {
     // A screen taller than the pane shows the rows around the cursor (src/tui/pane-layout.ts).
     const lines = screen.styledLines();
@@ -29,7 +28,7 @@ function runsOf(session: LaneSession, rows: number): StyledRun[][] {
 
 export interface PaneViewProps {
   title: string;
-  session: LaneSession | null;
+  session: PaneSession | null;
   width: number;
   height: number;
   focused: boolean;

@@ -1,4 +1,4 @@
-import type { BatchState, ChildState } from '../src/core/record.js';
+import type { BatchState, ChildState } from '../src/tui/tui-store.js';
 
 // Colours of states, the same everywhere in the TUI.
 

@@ -1,3 +1,5 @@
+import type { ScreenModel } from './screen.js';
+
 // Where executors run (SPEC §7): in-app pty panes, Herdr tabs, or plain child processes.
 // Every host gives the coordinator the same session handle.
 
@@ -34,6 +36,8 @@ export interface LaneSession {
   kill(signal?: NodeJS.Signals): void;
   /** The recent output, for QA context and the TUI (plain text lines). */
   recentLines(count: number): string[];
+  /** The terminal's screen (rows with their colours), for hosts that keep one (pty). */
+  readonly screen?: ScreenModel;
   /** Shows the executor where it really runs (a Herdr tab), for hosts that have such a place. */
   focus?(): Promise<void>;
 }

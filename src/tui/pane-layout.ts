@@ -1,5 +1,3 @@
-import type { LaneSession } from '../hosts/host.js';
-
 // Where lane panes go and how big their terminals are: one pane over the whole pane area,
 // or a grid of up to four, two a row. Each pane's pty is sized to the inside of its own
 // cell, so an agent draws for the space it really has; and where a screen is still taller
@@ -61,19 +59,25 @@ export function windowStart(screenRows: number, rows: number, cursorY: number, l
   return Math.max(0, end - rows + 1);
 }
 
+/** What resizing needs of a session (a LaneSession is one): its screen's size, if any. */
+export interface ResizableSession {
+  readonly screen?: TerminalSize | undefined;
+  resize(cols: number, rows: number): void;
+}
+
 /**
  * Sizes every lane's sessions (executor and shell): a pane in the grid to its cell, every
  * other one to the full pane size (so the focused pane is full size again when the grid
  * closes). Sessions already at their size are left alone: a resize is a SIGWINCH.
  */
 export function resizeSessions(
-  sessions: Iterable<[string, LaneSession]>,
+  sessions: Iterable<[string, ResizableSession]>,
   full: TerminalSize,
   cells: Record<string, TerminalSize> = {},
 ): void {
   for (const [task, session] of sessions) {
     const size = cells[task] ?? full;
-    const screen = (session as { screen?: TerminalSize }).screen;
+    const screen = session.screen;
     if (screen && screen.cols === size.cols && screen.rows === size.rows) continue;
     session.resize(size.cols, size.rows);
   }

@@ -8,6 +8,9 @@ import { dependencyLevels } from '../core/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 
+// The views take the record's state names from here (components import only src/tui).
+export type { BatchState, ChildState };
+
 // The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
 // The coordinator's events update it; listeners are told at most REDRAW_HZ times a second,
 // and pane output only counts for panes on screen (hidden lanes keep their screen model
