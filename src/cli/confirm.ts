@@ -5,9 +5,8 @@ import { loadConfig } from '../store/config-file.js';
 import type { Config } from '../core/config.js';
 import { badInput, LanesError } from '../core/errors.js';
 import { batchBranch } from '../core/ids.js';
-import { planDigest } from '../core/plan.js';
 import type { Plan } from '../core/plan.js';
-import { RECORD_CONTRACT } from '../core/record.js';
+import { newBatchRecord } from '../core/new-batch-record.js';
 import type { BatchRecord } from '../core/record.js';
 import { planWithPreferences } from '../core/preferences.js';
 import { computeWaves } from '../core/waves.js';
@@ -133,31 +132,13 @@ export async function createBatch(
   // The confirmed plan carries each child's resolved executor, model and effort: a resume
   // runs what this confirmation showed (not part of the digest).
   files.writePlan(planWithPreferences(plan, p.settings.preferences));
-  const stamp = now.toISOString();
-  const record: BatchRecord = {
-    contract: RECORD_CONTRACT,
-    batch_id: plan.batch,
-    plan_digest: planDigest(plan),
-    base_head: p.baseHead,
-    branch,
-    confirmation_time: stamp,
+  const record = newBatchRecord({
+    plan,
+    baseHead: p.baseHead,
     budget: p.settings.budget,
-    max_parallel: p.settings.maxParallel,
-    batch_state: 'prepared',
-    children: plan.children.map((c) => ({
-      task_id: c.id,
-      blocked_by: [...c.blocked_by],
-      state: 'pending',
-      reason: null,
-      commit: null,
-      lane: null,
-      qa_failures: 0,
-    })),
-    commits: [],
-    adopted_heads: [],
-    created_at: stamp,
-    updated_at: stamp,
-  };
+    maxParallel: p.settings.maxParallel,
+    now: now.toISOString(),
+  });
   files.writeRecord(record);
   files.journal('batch-confirmed', {
     plan_digest: record.plan_digest,
