@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { resolveSettings } from '../core/batch-settings.js';
 import { executorProfiles } from '../core/config.js';
 import type { Config } from '../core/config.js';
+import { judgeExecutorEnd } from '../core/dispatch-health.js';
 import { crashPoint } from '../process/crash-points.js';
 import { abandonAttempt, openAttempt, startAttempt } from '../core/kernel.js';
 import type { Attempt } from '../core/kernel.js';
@@ -14,7 +15,6 @@ import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
-import { DispatchHealth } from './health.js';
 import { LaneWatch } from './lane-watch.js';
 import type { LaneHealth } from './lane-watch.js';
 
@@ -45,7 +45,8 @@ export class ExecutorRunner {
   readonly live = new Map<string, Live>();
   readonly exits: ExitNotice[] = [];
   readonly watch: LaneWatch;
-  private readonly dispatch = new DispatchHealth();
+  /** Suspect exits in a row (src/core/dispatch-health.ts). */
+  private suspectStreak = 0;
   paused = false;
   pauseReason: string | null = null;
 
@@ -75,7 +76,7 @@ export class ExecutorRunner {
   setPaused(paused: boolean, why: string | null): void {
     this.paused = paused;
     this.pauseReason = paused ? why : null;
-    if (!paused) this.dispatch.reset();
+    if (!paused) this.suspectStreak = 0;
   }
 
   sessionOf(task: string): LaneSession | null {
@@ -237,15 +238,16 @@ export class ExecutorRunner {
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
-    const { suspect, unhealthy } = this.dispatch.observeExit(ranFor, changed);
-    if (suspect) this.store.journal('suspect-dispatch', { task: h.task_id, ran_ms: ranFor, code: exit.code });
-    if (unhealthy && !this.paused) {
-      this.setPaused(
-        true,
-        'dispatch-unhealthy: two executors in a row exited quickly without changing anything',
-      );
+    // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
+    const end = { ranForMs: ranFor, laneChanged: changed, watchedFromStart: live.session !== null };
+    const judged = judgeExecutorEnd(this.suspectStreak, end, this.paused);
+    this.suspectStreak = judged.suspectStreak;
+    if (judged.suspect)
+      this.store.journal('suspect-dispatch', { task: h.task_id, ran_ms: ranFor, code: exit.code });
+    if (judged.pause) {
+      this.setPaused(true, judged.pause);
       this.store.journal('dispatch-paused', { reason: 'dispatch-unhealthy' });
-      this.events.paused(this.pauseReason!);
+      this.events.paused(judged.pause);
     }
     this.live.delete(h.task_id);
     this.exits.push({

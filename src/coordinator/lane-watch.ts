@@ -1,21 +1,14 @@
-import { scopeMatcher } from '../core/scope.js';
+import { laneFiles, laneOutput, laneScreen, newLaneLife } from '../core/lane-health.js';
+import type { HealthChange, HealthStep, LaneHealth, LaneLife } from '../core/lane-health.js';
 import { git } from '../git/git.js';
 import { changedPaths } from '../git/worktrees.js';
 import type { LaneSession } from '../hosts/host.js';
-import { StallWatch } from './health.js';
 
-// Lane health at a glance (SPEC §7), for every live lane, before QA runs:
-// - waiting: alive, quiet for a debounce, and the screen matches one of the executor
-//   profile's prompt patterns (an agent asking permission);
-// - stalled: no output and no file change for the stall timeout;
-// - scope drift: the lane already changed a path outside its scope.
-// Only an exit says "done"; these are hints for the human.
+// Watches every live lane for the health hints of src/core/lane-health.ts (waiting,
+// stalled, scope drift): feeds it the lane's output, its screen after a quiet debounce and
+// its files now and then, and tells the changes it finds.
 
-export interface LaneHealth {
-  waiting: boolean;
-  stalled: boolean;
-  drift: string[];
-}
+export type { LaneHealth };
 
 /** Quiet time after which a lane's screen is checked for a prompt that waits for the user. */
 export const WAITING_DEBOUNCE_MS = 1500;
@@ -24,8 +17,7 @@ interface Watched {
   session: LaneSession | null;
   lanePath: string;
   base: string;
-  stall: StallWatch;
-  health: LaneHealth;
+  life: LaneLife;
   quietTimer: NodeJS.Timeout | null;
   stopOutput: (() => void) | null;
 }
@@ -34,7 +26,7 @@ export interface LaneWatchOptions {
   scopeOf(task: string): readonly string[];
   promptPatternsOf(task: string): readonly string[];
   stallTimeoutMs: number;
-  onChange(task: string, health: LaneHealth, what: 'waiting' | 'stalled' | 'drift' | 'recovered'): void;
+  onChange(task: string, health: LaneHealth, what: HealthChange): void;
 }
 
 export class LaneWatch {
@@ -49,8 +41,7 @@ export class LaneWatch {
       session,
       lanePath,
       base,
-      stall: new StallWatch(now),
-      health: { waiting: false, stalled: false, drift: [] },
+      life: newLaneLife(now),
       quietTimer: null,
       stopOutput: null,
     };
@@ -67,17 +58,18 @@ export class LaneWatch {
   }
 
   health(task: string): LaneHealth | null {
-    return this.lanes.get(task)?.health ?? null;
+    return this.lanes.get(task)?.life.health ?? null;
+  }
+
+  private apply(task: string, w: Watched, step: HealthStep): void {
+    w.life = step.life;
+    if (step.change) this.options.onChange(task, w.life.health, step.change);
   }
 
   private output(task: string): void {
     const w = this.lanes.get(task);
     if (!w) return;
-    w.stall.output(Date.now());
-    if (w.health.waiting || w.health.stalled) {
-      w.health = { ...w.health, waiting: false, stalled: false };
-      this.options.onChange(task, w.health, 'recovered');
-    }
+    this.apply(task, w, laneOutput(w.life, Date.now(), false));
     if (w.quietTimer) clearTimeout(w.quietTimer);
     w.quietTimer = setTimeout(() => this.checkPrompt(task), WAITING_DEBOUNCE_MS);
     w.quietTimer.unref();
@@ -86,13 +78,8 @@ export class LaneWatch {
   private checkPrompt(task: string): void {
     const w = this.lanes.get(task);
     if (!w?.session?.running) return;
-    const patterns = this.options.promptPatternsOf(task).map((p) => new RegExp(p));
-    if (patterns.length === 0) return;
     const screen = w.session.recentLines(12).join('\n');
-    if (patterns.some((re) => re.test(screen)) && !w.health.waiting) {
-      w.health = { ...w.health, waiting: true };
-      this.options.onChange(task, w.health, 'waiting');
-    }
+    this.apply(task, w, laneScreen(w.life, screen, this.options.promptPatternsOf(task)));
   }
 
   /** Periodic: file fingerprints for the stall watch, and changed paths for scope drift. */
@@ -112,16 +99,10 @@ export class LaneWatch {
     const status = await git(w.lanePath, ['status', '--porcelain', '-z', '--untracked-files=all'], {
       okCodes: [128],
     });
-    w.stall.files(status.stdout, now);
-    if (w.stall.check(now, this.options.stallTimeoutMs)) {
-      w.health = { ...w.health, stalled: true };
-      this.options.onChange(task, w.health, 'stalled');
-    }
-    const inScope = scopeMatcher(this.options.scopeOf(task));
-    const drift = (await changedPaths(w.lanePath, w.base)).filter((p) => !inScope(p));
-    if (drift.join('\0') !== w.health.drift.join('\0')) {
-      w.health = { ...w.health, drift };
-      if (drift.length) this.options.onChange(task, w.health, 'drift');
-    }
+    const changed = await changedPaths(w.lanePath, w.base);
+    const look = { fingerprint: status.stdout, changed };
+    const step = laneFiles(w.life, look, this.options.scopeOf(task), now, this.options.stallTimeoutMs);
+    w.life = step.life;
+    for (const change of step.changes) this.options.onChange(task, w.life.health, change);
   }
 }
