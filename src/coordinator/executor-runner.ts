@@ -4,7 +4,8 @@ import { executorProfiles } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { judgeExecutorEnd } from '../core/dispatch-health.js';
 import { crashPoint } from '../process/crash-points.js';
-import { abandonAttempt, openAttempt, startAttempt } from '../core/kernel.js';
+import { nextExecutorStep } from '../core/executor-step.js';
+import { abandonAttempt, startAttempt } from '../core/kernel.js';
 import type { Attempt } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
@@ -90,25 +91,27 @@ export class ExecutorRunner {
 
   /** Acts on an executor handoff. Returns true when an exit was queued (the loop should tick again). */
   async ensure(h: ExecutorHandoff): Promise<boolean> {
-    const known = this.live.get(h.task_id);
-    if (known && known.runId === h.run_id) return false;
-    if (this.exits.some((e) => e.task_id === h.task_id)) return false; // its exit is on the way to the next tick
+    const child = this.plan.children.find((c) => c.id === h.task_id);
     const read = this.store.readKernel(h.task_id);
-    if (read.kind !== 'ok') return false;
-    let kernel = read.record;
-    const open = openAttempt(kernel);
-    if (open) {
-      const found = await this.findAgain(h, open);
+    let kernel = read.kind === 'ok' ? read.record : null;
+    const facts = () => ({
+      handoff: h,
+      liveRunId: this.live.get(h.task_id)?.runId ?? null,
+      exitQueued: this.exits.some((e) => e.task_id === h.task_id),
+      kernel,
+      paused: this.paused,
+      inPlan: child !== undefined,
+    });
+    let step = nextExecutorStep(facts());
+    if (step.kind === 'find-again' && kernel) {
+      const found = await this.findAgain(h, step.attempt);
       if (found !== 'lost') return found === 'ended';
       kernel = abandonAttempt(kernel, new Date().toISOString());
       this.store.writeKernel(kernel);
-      this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: open.n });
+      this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: step.attempt.n });
+      step = nextExecutorStep(facts());
     }
-    if (h.next_obligation !== 'implement') return false;
-    // Dispatch is paused (suspect dispatch, the user): no executor starts, a rework neither.
-    if (this.paused) return false;
-    const child = this.plan.children.find((c) => c.id === h.task_id);
-    if (!child) return false;
+    if (step.kind !== 'start' || !child || !kernel) return false;
     const { name, profile } = this.profileOf(h.task_id);
     const attempt = kernel.attempts.length + 1;
     const logDir = this.store.tasks.logDir(h.task_id);
