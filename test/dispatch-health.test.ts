@@ -31,11 +31,9 @@ describe('when dispatch pauses', () => {
     expect(judgeExecutorEnd(1, { ...quick, ranForMs: SUSPECT_WINDOW_MS - 1 }, false).suspect).toBe(true);
   });
 
-  it('leaves the count alone for an executor found again after a restart', () => {
-    expect(judgeExecutorEnd(1, { ...quick, watchedFromStart: false }, false)).toEqual({
-      suspect: false,
-      suspectStreak: 1,
-      pause: null,
-    });
+  it('leaves the count alone for an executor found again after a restart, or stopped by lanes', () => {
+    const untouched = { suspect: false, suspectStreak: 1, pause: null };
+    expect(judgeExecutorEnd(1, { ...quick, watchedFromStart: false }, false)).toEqual(untouched);
+    expect(judgeExecutorEnd(1, { ...quick, stoppedByLanes: true }, false)).toEqual(untouched);
   });
 });

@@ -1,7 +1,8 @@
 // When dispatch pauses (DESIGN §7): an executor that exits within a minute without
 // changing anything in its lane is suspect (an agent stopped by a quota or an auth wall
 // does exactly that); two suspect exits in a row, across lanes, pause dispatch until a
-// human resumes it. Any other exit resets the count.
+// human resumes it. Any other exit resets the count; one that says nothing of dispatch
+// (found again after a restart, or stopped by lanes) leaves it alone.
 
 export const SUSPECT_WINDOW_MS = 60_000;
 export const SUSPECT_LIMIT = 2;
@@ -16,6 +17,8 @@ export interface ExecutorEnd {
    * this process has seen, so its exit says nothing about dispatch.
    */
   watchedFromStart: boolean;
+  /** lanes stopped it on purpose (drop, cancel): its exit says nothing about dispatch. */
+  stoppedByLanes?: boolean;
 }
 
 export interface DispatchJudgement {
@@ -31,7 +34,7 @@ export function judgeExecutorEnd(
   end: ExecutorEnd,
   paused: boolean,
 ): DispatchJudgement {
-  if (!end.watchedFromStart) return { suspect: false, suspectStreak, pause: null };
+  if (!end.watchedFromStart || end.stoppedByLanes) return { suspect: false, suspectStreak, pause: null };
   const suspect = end.ranForMs < SUSPECT_WINDOW_MS && !end.laneChanged;
   const streak = suspect ? suspectStreak + 1 : 0;
   return {
