@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import type { Config } from '../core/config.js';
+import { refusalAction } from '../core/lane-refusal.js';
 import { expectedHead } from '../core/lineage.js';
 import type { BatchState } from '../core/record.js';
 import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../core/record.js';
@@ -207,32 +208,22 @@ export class Coordinator {
     return now;
   }
 
-  /** A lane refused for a moved base is moved and offered again at once; other refusals park the child. */
+  /** Carries out refusalAction (src/core/lane-refusal.ts) for each lane the tick refused. */
   private async handleRefusals(report: Report, offers: Offer[], failures: Failure[]): Promise<boolean> {
     let again = false;
     for (const refusal of report.lane_refusals) {
       const path = this.steward.lanePath(refusal.task_id);
       const head = expectedHead(this.options.ports.store.readRecord());
-      if (refusal.reason === 'batch_lane_base_mismatch') {
-        // Offered again only while this report still provisions it: a child before it in plan
-        // order may have taken the slot meanwhile (its lane is then reused when its turn comes).
-        if (!report.handoffs.some((h) => h.action === 'provision' && h.task_id === refusal.task_id)) continue;
-        if (await this.steward.moveToBase(path, head)) {
-          offers.push({ task_id: refusal.task_id, path });
-          this.options.ports.store.journal('lane-provisioned', {
-            task: refusal.task_id,
-            path,
-            moved_to: head,
-          });
-          again = true;
-          continue;
-        }
-      }
-      if (refusal.reason !== 'batch_lane_unknown_child') {
-        // (a child no longer startable keeps its lane: it is reused when its turn comes)
-        failures.push({ task_id: refusal.task_id, reason: `lane refused: ${refusal.reason}` });
-        again = true;
-      }
+      const provisioned = report.handoffs.some(
+        (h) => h.action === 'provision' && h.task_id === refusal.task_id,
+      );
+      const action = refusalAction(refusal.reason, provisioned);
+      if (action === 'leave') continue;
+      if (action === 'move-to-head' && (await this.steward.moveToBase(path, head))) {
+        offers.push({ task_id: refusal.task_id, path });
+        this.options.ports.store.journal('lane-provisioned', { task: refusal.task_id, path, moved_to: head });
+      } else failures.push({ task_id: refusal.task_id, reason: `lane refused: ${refusal.reason}` });
+      again = true;
     }
     return again;
   }
