@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ const WRONG_WAY: Case[] = [
     'src/core/x.ts',
     "import type { BatchFiles } from '../store/batch-files.js';\nexport type A = BatchFiles;",
   ],
-  ['src/core/x.ts', "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;"],
+  ['src/core/x.ts', "import { readdirSync, readFileSync } from 'node:fs';\nexport const a = readFileSync;"],
   ['src/core/x.ts', "import { join } from 'node:path';\nexport const a = join;"],
   ['src/core/x.ts', "import { spawn } from 'node:child_process';\nexport const a = spawn;"],
   ['src/core/x.ts', "import { createRequire } from 'node:module';\nexport const a = createRequire;"],
@@ -77,7 +77,10 @@ const WRONG_WAY: Case[] = [
     'components/X.tsx',
     "import { Coordinator } from '../src/coordinator/coordinator.js';\nexport const a = Coordinator;",
   ],
-  ['components/X.tsx', "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;"],
+  [
+    'components/X.tsx',
+    "import { readdirSync, readFileSync } from 'node:fs';\nexport const a = readFileSync;",
+  ],
 ];
 
 const RIGHT_WAY: Case[] = [
@@ -90,7 +93,7 @@ const RIGHT_WAY: Case[] = [
   ['src/process/x.ts', "import { badInput } from '../core/errors.js';\nexport const a = badInput;"],
   ['src/git/x.ts', "import { killGroup } from '../process/process-group.js';\nexport const a = killGroup;"],
   ['src/store/x.ts', "import { gitLine } from '../git/git.js';\nexport const a = gitLine;"],
-  ['src/hosts/x.ts', "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;"],
+  ['src/hosts/x.ts', "import { readdirSync, readFileSync } from 'node:fs';\nexport const a = readFileSync;"],
   ['src/coordinator/x.ts', "import type { Host } from '../hosts/host.js';\nexport type A = Host;"],
   [
     'src/coordinator/x.ts',
@@ -121,6 +124,12 @@ describe('npm run lint keeps the layers', () => {
 
   it.each(RIGHT_WAY)('accepts, in %s: %s', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
+  });
+
+  it('has a layer for every folder of src/ (a new folder is not left unchecked)', async () => {
+    const { FOLDERS } = (await import(join(ROOT, 'eslint.config.js'))) as { FOLDERS: string[] };
+    const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory());
+    expect(folders.map((d) => d.name).filter((name) => !FOLDERS.includes(name))).toEqual([]);
   });
 
   it('is what `npm run lint` runs', () => {
