@@ -11,7 +11,6 @@ import type { ReviewVerdict } from '../core/tick.js';
 import type { TickPorts } from '../core/ports.js';
 import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import type { Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { ExecutorRunner } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
@@ -33,7 +32,7 @@ export type CoordinatorEvent =
 export interface CoordinatorOptions {
   batchId: string;
   repoRoot: string;
-  ports: TickPorts & { store: BatchFiles };
+  ports: TickPorts;
   config: Config;
   host: Host;
   approval?: Approval;
@@ -72,7 +71,7 @@ export class Coordinator {
     const store = options.ports.store;
     this.approval = options.approval;
     this.steward = new Steward(options.repoRoot, options.batchId, options.config, (task) =>
-      store.tasks.logDir(task),
+      store.logDir(task),
     );
     this.runner = new ExecutorRunner(options.batchId, store, options.config, options.host, store.readPlan(), {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),

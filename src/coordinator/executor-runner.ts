@@ -9,12 +9,12 @@ import { abandonAttempt, startAttempt } from '../core/kernel.js';
 import type { Attempt } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
+import type { StorePort } from '../core/ports.js';
 import type { ExitNotice } from '../core/tick.js';
 import { changedPaths } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
 import { LaneWatch } from './lane-watch.js';
 import type { LaneHealth } from './lane-watch.js';
@@ -53,7 +53,7 @@ export class ExecutorRunner {
 
   constructor(
     private readonly batchId: string,
-    private readonly store: BatchFiles,
+    private readonly store: StorePort,
     private readonly config: Config,
     private readonly host: Host,
     private plan: Plan,
@@ -114,7 +114,7 @@ export class ExecutorRunner {
     if (step.kind !== 'start' || !child || !kernel) return false;
     const { name, profile } = this.profileOf(h.task_id);
     const attempt = kernel.attempts.length + 1;
-    const logDir = this.store.tasks.logDir(h.task_id);
+    const logDir = this.store.logDir(h.task_id);
     const prompt = buildPrompt({
       batchId: this.batchId,
       child,
@@ -195,7 +195,7 @@ export class ExecutorRunner {
   }
 
   private specFor(h: ExecutorHandoff, open: Attempt) {
-    const logDir = this.store.tasks.logDir(h.task_id);
+    const logDir = this.store.logDir(h.task_id);
     return {
       taskId: h.task_id,
       runId: h.run_id,

@@ -20,6 +20,8 @@ export interface StorePort {
   writeKernel(record: KernelRecord): void;
   qaLogPath(taskId: string, qaRun: number, checkId: string): string;
   scratchDir(): string;
+  /** The folder of a child's logs: executor transcripts and prompts, QA and setup logs. */
+  logDir(taskId: string): string;
 }
 
 export interface CommitSummary {

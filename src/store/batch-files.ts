@@ -88,4 +88,8 @@ export class BatchFiles implements StorePort {
   scratchDir(): string {
     return join(this.stateDir, 'scratch', this.batchId);
   }
+
+  logDir(taskId: string): string {
+    return this.tasks.logDir(taskId);
+  }
 }
