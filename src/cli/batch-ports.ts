@@ -4,6 +4,7 @@ import { crashPoint } from '../core/crash.js';
 import type { TickPorts } from '../core/ports.js';
 import { RepoGit } from '../git/repo-git.js';
 import { runChecks } from '../hosts/check-runner.js';
+import { prepareCheckout } from '../hosts/lane-setup.js';
 import { BatchFiles } from '../store/batch-files.js';
 import type { RepoPaths } from '../store/state-dir.js';
 
@@ -21,7 +22,10 @@ export function batchPorts(
   return {
     store: new BatchFiles(repo.stateDir, batchId),
     git: new RepoGit(repo.root, repo.commonDir),
-    qa: { runChecks },
+    qa: {
+      runChecks,
+      prepare: (dir, logPathFor) => prepareCheckout(repo.root, dir, config, logPathFor),
+    },
     clock: { now: () => new Date() },
     newRunId,
     integrationChecks: config.integration_checks,

@@ -2,6 +2,7 @@ import type { CheckRun, KernelRecord } from './kernel.js';
 import type { AcceptanceCheck, Plan } from './plan.js';
 import type { BatchRecord } from './record.js';
 import type { Report } from './report.js';
+import type { ReworkOutcome } from './rework-onto-head.js';
 
 // The ports the core runner works through. Adapters: src/store (files), src/git (git
 // plumbing), src/hosts/check-runner (QA processes). Tests may pass their own.
@@ -20,6 +21,8 @@ export interface StorePort {
   writeKernel(record: KernelRecord): void;
   qaLogPath(taskId: string, qaRun: number, checkId: string): string;
   scratchDir(): string;
+  /** Where a re-verification's output goes (kept in the child's logs, shown by `l`). */
+  integrationLogPath(taskId: string, candidate: string, name: string): string;
 }
 
 export interface CommitSummary {
@@ -80,6 +83,15 @@ export interface GitPort {
   integrationCommit(tree: string, parent: string, laneCommit: string, extraTrailers: string): Promise<string>;
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean>;
   withScratchCheckout<T>(commit: string, dir: string, fn: (path: string) => Promise<T>): Promise<T>;
+  /**
+   * Merges `head` into the lane's work (its branch tip plus what is uncommitted), in the
+   * lane: the branch gets a merge commit of both (the old tip stays its ancestor), the
+   * work tree its tree — with conflict markers in the conflicting files. Done already
+   * (the tip is that merge) → the same answer again.
+   */
+  reworkLane(lanePath: string, branch: string, head: string, ids: { batch: string; task: string }): Promise<ReworkOutcome>;
+  /** Which of these lane files still hold conflict markers. */
+  conflictMarkers(lanePath: string, paths: readonly string[]): Promise<string[]>;
 }
 
 export interface QaPort {
@@ -88,6 +100,8 @@ export interface QaPort {
     checks: readonly AcceptanceCheck[],
     logPathFor: (check: AcceptanceCheck) => string | null,
   ): Promise<CheckRun[]>;
+  /** Readies a scratch checkout like a lane (copy_files, setup): null, or why it failed. */
+  prepare?(dir: string, logPathFor: (name: string) => string): Promise<string | null>;
 }
 
 export interface Clock {

@@ -14,6 +14,8 @@ import {
   updateRef,
 } from './commits.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
+import { conflictMarkers, reworkLane } from './lane-work.js';
+import type { ReworkOutcome } from '../core/rework-onto-head.js';
 import { git, splitNul } from './git.js';
 import { changedPaths, inspectLane, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
 import type { WorktreeEntry } from './worktrees.js';
@@ -147,5 +149,13 @@ export class RepoGit implements GitPort {
       rmSync(path, { recursive: true, force: true });
       await git(this.root, ['worktree', 'prune']);
     }
+  }
+
+  reworkLane(lanePath: string, branch: string, head: string, ids: { batch: string; task: string }): Promise<ReworkOutcome> {
+    return reworkLane(lanePath, branch, head, ids, this.root);
+  }
+
+  conflictMarkers(lanePath: string, paths: readonly string[]): Promise<string[]> {
+    return Promise.resolve(conflictMarkers(lanePath, paths));
   }
 }
