@@ -10,6 +10,7 @@ import { HelpOverlay } from './HelpOverlay.js';
 import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
+import { AskPrompt } from './AskPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
 import type { ViewerLine } from './TextViewer.js';
 
@@ -22,6 +23,8 @@ export interface TuiActions {
   retry(taskId: string): void;
   review(taskId: string, verdict: 'approved' | 'rejected'): void;
   togglePause(): void;
+  drop(taskId: string): void;
+  cancel(): void;
   diff(taskId: string): Promise<string>;
   qaLog(taskId: string): Promise<string>;
   openShell(taskId: string): Promise<void>;
@@ -45,9 +48,21 @@ type Overlay =
   | { kind: 'help' }
   | { kind: 'text'; title: string; lines: ViewerLine[] }
   | { kind: 'quit'; running: number }
+  | { kind: 'drop'; task: string }
+  | { kind: 'cancel' }
   | null;
 
 const NOOP_SUBSCRIBE = () => () => {};
+const ENDED = new Set(['completed', 'failed', 'rejected', 'cancelled']);
+const DROPPABLE = new Set([
+  'pending',
+  'lane_admitted',
+  'enrolled',
+  'settled',
+  'lane_committed',
+  'needs_human',
+  'skipped_blocked',
+]);
 
 export function App({ store, actions, confirmLines }: AppProps) {
   const { stdout } = useStdout();
@@ -155,6 +170,12 @@ export function App({ store, actions, confirmLines }: AppProps) {
         return;
       case 'pause':
         return actions.togglePause();
+      case 'drop':
+        if (current && DROPPABLE.has(current.state)) setOverlay({ kind: 'drop', task });
+        return;
+      case 'cancel':
+        if (!ENDED.has(snapshot?.batchState ?? '')) setOverlay({ kind: 'cancel' });
+        return;
       case 'help':
         return setOverlay({ kind: 'help' });
       case 'quit': {
@@ -204,6 +225,32 @@ export function App({ store, actions, confirmLines }: AppProps) {
             />
           ) : overlay?.kind === 'help' ? (
             <HelpOverlay />
+          ) : overlay?.kind === 'drop' ? (
+            <AskPrompt
+              lines={[
+                `Drop ${overlay.task} and every child that depends on it?`,
+                'Its executor is stopped; its work stays on its lane branch, its worktree goes to the trash.',
+              ]}
+              question="Drop?"
+              active={interactive}
+              onAnswer={(yes) => {
+                if (yes) actions.drop(overlay.task);
+                setOverlay(null);
+              }}
+            />
+          ) : overlay?.kind === 'cancel' ? (
+            <AskPrompt
+              lines={[
+                'Cancel the batch? It ends cancelled and cannot be resumed.',
+                'Executors are stopped; unintegrated work stays on its lane branches.',
+              ]}
+              question="Cancel the batch?"
+              active={interactive}
+              onAnswer={(yes) => {
+                if (yes) actions.cancel();
+                setOverlay(null);
+              }}
+            />
           ) : overlay?.kind === 'quit' ? (
             <QuitPrompt
               running={overlay.running}
@@ -247,6 +294,8 @@ function availableCommands(
   out.push('grid', 'diff', 'qa-log', 'shell');
   if (batchState === 'needs_human' || current?.state === 'needs_human') out.push('resume', 'retry');
   if (current?.reviewPending) out.push('approve', 'reject');
+  if (current && DROPPABLE.has(current.state) && !ENDED.has(batchState)) out.push('drop');
+  if (!ENDED.has(batchState)) out.push('cancel');
   out.push('pause', 'help', 'quit');
   return out;
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -474,7 +474,14 @@ children:
     // In the lane the check passed (QA, then the lane commit); only the merged tree fails it.
     expect(child.lane!.lane_commit).not.toBeNull();
     expect(child.state).toBe('needs_human');
-    expect(child.reason).toBe('batch_integration_check_failed: T1:A1');
+    // The reason names where the re-verification's output is kept (the child's logs).
+    expect(child.reason).toMatch(
+      /^batch_integration_check_failed: T1:A1 \(output: .*\/logs\/T1\/integration-[0-9a-f]{12}-\*\.log\)$/,
+    );
+    const logDir = join(d.repo.stateDir, 'batches', 'recheck', 'logs', 'T1');
+    const kept = readdirSync(logDir).filter((f) => f.startsWith('integration-'));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/-T1-A1\.log$/);
     expect(await rev(root, 'refs/heads/batch/recheck')).toBe(hand);
     expect(record.commits).toEqual([]);
     expect(r.batch_state).toBe('needs_human');

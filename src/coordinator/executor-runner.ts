@@ -16,6 +16,7 @@ import type { BatchFiles } from '../store/batch-files.js';
 import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
 import { DispatchHealth } from './health.js';
 import { LaneWatch } from './lane-watch.js';
+import { stopRecordedExecutor, stopSession } from './stop-executors.js';
 import type { LaneHealth } from './lane-watch.js';
 
 // The parent's executor side: one executor per executor handoff that has none running,
@@ -253,6 +254,13 @@ export class ExecutorRunner {
     });
     this.events.exited(h.task_id, exit);
     this.events.wake();
+  }
+
+  /** Stops a lane's executor (drop, cancel) and waits until it has exited. */
+  async stop(task: string): Promise<void> {
+    const live = this.live.get(task);
+    if (live?.session) return stopSession(live.session);
+    if (live) await stopRecordedExecutor(this.store.readKernel(task));
   }
 
   killAll(): void {

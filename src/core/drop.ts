@@ -28,7 +28,8 @@ export function dropClosure(record: BatchRecord, taskId: string): string[] {
 export function dropRefusal(record: BatchRecord, taskId: string): string | null {
   const c = record.children.find((x) => x.task_id === taskId);
   if (!c) return `no child "${taskId}" in batch ${record.batch_id}`;
-  if (INTEGRATED_STATES.has(c.state)) return `child ${taskId} is ${c.state}: its work is on ${record.branch} already`;
+  if (INTEGRATED_STATES.has(c.state))
+    return `child ${taskId} is ${c.state}: its work is on ${record.branch} already`;
   const dependent = dropClosure(record, taskId)
     .map((id) => record.children.find((x) => x.task_id === id)!)
     .find((d) => d.task_id !== taskId && INTEGRATED_STATES.has(d.state));
@@ -47,7 +48,11 @@ export function checkDrop(record: BatchRecord, taskId: string): void {
  * their reason (dropping again changes nothing). `reason` is the named child's reason;
  * its dependents are "dropped with <child>".
  */
-export function dropChildren(record: BatchRecord, taskId: string, reason: string = DROPPED_BY_USER): BatchRecord {
+export function dropChildren(
+  record: BatchRecord,
+  taskId: string,
+  reason: string = DROPPED_BY_USER,
+): BatchRecord {
   checkDropLegal(record, taskId);
   const closure = new Set(dropClosure(record, taskId));
   const children = record.children.map((c): ChildRecord => {

@@ -89,7 +89,12 @@ export interface GitPort {
    * work tree its tree — with conflict markers in the conflicting files. Done already
    * (the tip is that merge) → the same answer again.
    */
-  reworkLane(lanePath: string, branch: string, head: string, ids: { batch: string; task: string }): Promise<ReworkOutcome>;
+  reworkLane(
+    lanePath: string,
+    branch: string,
+    head: string,
+    ids: { batch: string; task: string },
+  ): Promise<ReworkOutcome>;
   /** Which of these lane files still hold conflict markers. */
   conflictMarkers(lanePath: string, paths: readonly string[]): Promise<string[]>;
 }

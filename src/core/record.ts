@@ -148,7 +148,8 @@ export function checkRecordInvariants(record: BatchRecord): string[] {
   const state = record.batch_state;
   // Name the children that break a batch-level rule: `"T3" (pending), "T5" (enrolled)`.
   const named = (children: ChildRecord[]) => children.map((c) => `"${c.task_id}" (${c.state})`).join(', ');
-  const started = record.children.filter((c) => c.state !== 'pending');
+  // (a child dropped before the batch ran is not started)
+  const started = record.children.filter((c) => c.state !== 'pending' && !(c.state === 'dropped' && !c.lane));
   if (state === 'prepared' && started.length > 0)
     problems.push(`batch_state: prepared, but a child is not pending: ${named(started)}`);
   if (state === 'prepared' && record.commits.length > 0)

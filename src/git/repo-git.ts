@@ -151,7 +151,12 @@ export class RepoGit implements GitPort {
     }
   }
 
-  reworkLane(lanePath: string, branch: string, head: string, ids: { batch: string; task: string }): Promise<ReworkOutcome> {
+  reworkLane(
+    lanePath: string,
+    branch: string,
+    head: string,
+    ids: { batch: string; task: string },
+  ): Promise<ReworkOutcome> {
     return reworkLane(lanePath, branch, head, ids, this.root);
   }
 

@@ -82,6 +82,8 @@ export async function runTui(run: TuiRun): Promise<number> {
       retry: (task) => coordinator.retry(task),
       review: (task, verdict) => coordinator.review({ task_id: task, verdict }),
       togglePause: () => coordinator.setPaused(!coordinator.paused),
+      drop: (task) => coordinator.drop(task),
+      cancel: () => coordinator.cancel(),
       diff: (task) => laneDiff(ports.store, run.repo.root, task),
       qaLog: async (task) => laneQaLog(ports.store, task),
       openShell: async (task) => {
@@ -140,6 +142,8 @@ function placeholderActions(confirm: (yes: boolean) => void): TuiActions {
     retry: none,
     review: none,
     togglePause: none,
+    drop: none,
+    cancel: none,
     diff: async () => '',
     qaLog: async () => '',
     openShell: async () => {},
