@@ -2,6 +2,7 @@ import type { KernelRecord } from './kernel.js';
 import { expectedHead } from './lineage.js';
 import type { BatchRecord, ChildRecord } from './record.js';
 import type { TickContext } from './tick-context.js';
+import { unskip } from './transitions.js';
 
 // Rework onto the new head (docs/DECISIONS.md, "No dead ends"). A parked child whose lane
 // commit did not integrate — it conflicts with the batch head, or the merged tree failed
@@ -52,7 +53,8 @@ export function reworkedRecord(
       ? { ...c, lane, qa_failures: 0, reason: laneConflictReason(conflicts) }
       : { ...c, lane, qa_failures: 0, state: 'enrolled', reason: null };
   });
-  return { ...record, children };
+  // Enrolled again: its dependents are no longer skipped.
+  return conflicts.length > 0 ? { ...record, children } : unskip({ ...record, children });
 }
 
 /** The lane kernel after the rework: QA again (clean), or a rework attempt that resolves the conflict. */
