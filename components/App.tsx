@@ -294,8 +294,11 @@ function availableCommands(
   out.push('grid', 'diff', 'qa-log', 'shell');
   if (batchState === 'needs_human' || current?.state === 'needs_human') out.push('resume', 'retry');
   if (current?.reviewPending) out.push('approve', 'reject');
-  if (current && DROPPABLE.has(current.state) && !ENDED.has(batchState)) out.push('drop');
-  if (!ENDED.has(batchState)) out.push('cancel');
+  // (the footer names drop and cancel where a batch stopped; the keys work whenever they apply)
+  const stopped = batchState === 'needs_human' || batchState === 'budget_stopped';
+  if (current && (current.state === 'needs_human' || current.state === 'skipped_blocked') && stopped)
+    out.push('drop');
+  if (stopped) out.push('cancel');
   out.push('pause', 'help', 'quit');
   return out;
 }

@@ -343,12 +343,17 @@ describe('lanes cancel', () => {
     expect(readReport(repo, 'cx').batch_state).toBe('cancelled');
     expect(await integratedTasks(repo, 'cx')).toEqual(['B']);
 
-    // wait on a cancelled batch: 4; cancel again: 2; resume: it has ended.
+    // wait on a cancelled batch: 4; cancel again changes nothing; resume: it has ended.
     expect((await lanes(repo, 'wait', 'cx', '--until', 'completed')).exitCode).toBe(4);
     const twice = await lanes(repo, 'cancel', 'cx');
-    expect(twice.exitCode).toBe(2);
-    expect(twice.stderr).toContain('has ended (cancelled)');
-    expect((await lanes(repo, 'resume', 'cx', '--headless')).exitCode).toBe(4);
+    expect(twice.exitCode, twice.stderr).toBe(0);
+    expect(readRecord(repo, 'cx')).toEqual(record);
+    expect(await fileAt(repo, 'lane/cx/A', 'a.txt')).toBe('half done');
+    const resumed = await lanes(repo, 'resume', 'cx', '--headless');
+    expect(resumed.exitCode).toBe(4);
+    expect(resumed.stderr).toContain('has ended (cancelled)');
+    // Another ended batch cannot be cancelled.
+    expect((await lanes(repo, 'drop', 'cx', 'A')).exitCode).toBe(2);
   }, 180_000);
 
   it('cancels a parked batch with no coordinator running', async () => {

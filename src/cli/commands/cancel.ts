@@ -14,7 +14,9 @@ export async function cancelCommand(ctx: CommandContext, argv: string[]): Promis
   const repo = await findRepo(ctx.cwd);
   const record = new BatchStore(repo.stateDir).read(batchId);
   if (!record) throw badInput('state_missing', `no batch named "${batchId}"`);
-  checkCancel(record);
+  // Cancelled already (a crash in the middle of a cancel): what is left — executors,
+  // releases, the trash — is finished; anything else that has ended is refused.
+  if (record.batch_state !== 'cancelled') checkCancel(record);
   return carryOut(ctx, {
     repo,
     batchId,

@@ -1,0 +1,394 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import type { KernelRecord } from '../../src/core/kernel.js';
+import { isSameProcessAlive } from '../../src/hosts/process-info.js';
+import { CLI, git, tempDir } from '../helpers/repo.js';
+import { until } from '../helpers/until.js';
+import type { ChildSpec } from './support.js';
+import {
+  integratedTasks,
+  lanesProcess,
+  leanRepo,
+  pool,
+  readJournal,
+  readRecord,
+  stateDir,
+  waitForGate,
+  worktreePaths,
+  writePlan,
+} from './support.js';
+
+// The crash matrix for the ways out of a stopped batch (docs/RELIABILITY.md, "Crash cells
+// for drop, cancel and the rework onto a new head"). Each scenario brings a batch to a stop
+// through the CLI, then runs the command under test — `resume --approve` (the rework of a
+// conflicting lane), `drop`, `cancel` (of a batch whose coordinator was killed while its
+// executor slept) — killed (SIGKILL, LANES_CRASH_AT) at every crash point it reaches, and
+// repeats the same command until it ends as it does without a crash. Every cell must then
+// end exactly as the reference: the same record states, the work on the same branches, no
+// step done twice (one rework merge, one trash folder, one integration per child).
+//
+// LANES_CRASH_WAYS_OUT_ONLY=<regexp> picks cells by "<scenario> <spec>".
+
+const CONCURRENCY = Number(process.env.LANES_CRASH_MATRIX_CONCURRENCY ?? 3);
+const ATOMIC = 'atomic-write-before-rename';
+const ATOMIC_KINDS: Record<string, string> = {
+  record: '.json',
+  kernel: '/tasks/',
+  report: 'report.json',
+};
+
+interface Scenario {
+  name: string;
+  batch: string;
+  /** Brings a fresh repository to the stop the command works on. */
+  setup(repo: string): Promise<void>;
+  command(repo: string): string[];
+  /** The exit code of the command when it has done its work. */
+  exit: number;
+  /** What a cell must show once the command is done (problems, empty when sound). */
+  check(repo: string): Promise<string[]>;
+}
+
+const lanes = (repo: string, ...args: string[]) => lanesProcess(['-C', repo, ...args]);
+
+function laneOf(repo: string, batch: string, task: string): string {
+  return readRecord(repo, batch)!.children.find((c) => c.task_id === task)!.lane!.path;
+}
+
+function stateOf(repo: string, batch: string, task: string): string {
+  const c = readRecord(repo, batch)!.children.find((x) => x.task_id === task)!;
+  return `${c.state}${c.reason ? `: ${c.reason}` : ''}`;
+}
+
+async function show(repo: string, ref: string, path: string): Promise<string> {
+  return git(repo, 'show', `${ref}:${path}`).catch(() => '<missing>');
+}
+
+const trashOf = (repo: string, batch: string) => {
+  const dir = join(stateDir(repo), 'trash', batch);
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+};
+
+/** A commit on the batch branch by hand (plumbing; the user's worktree untouched). */
+async function handCommit(repo: string, branch: string, path: string, text: string): Promise<string> {
+  const env = { GIT_INDEX_FILE: join(tempDir('lanes-index-'), 'index') };
+  const run = async (args: string[], input?: string) =>
+    String(
+      (await execa('git', args, { cwd: repo, env, ...(input !== undefined ? { input } : {}) })).stdout,
+    ).trim();
+  const parent = await run(['rev-parse', `refs/heads/${branch}`]);
+  await run(['read-tree', parent]);
+  const blob = await run(['hash-object', '-w', '--stdin'], text);
+  await run(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`]);
+  const tree = await run(['write-tree']);
+  const commit = await run(['commit-tree', tree, '-p', parent, '-m', 'by hand']);
+  await run(['update-ref', `refs/heads/${branch}`, commit, parent]);
+  return commit;
+}
+
+const expectExit = (what: string, r: { exitCode: number; stderr: string }, code: number) => {
+  if (r.exitCode !== code) throw new Error(`${what}: exit ${r.exitCode}, not ${code}: ${r.stderr}`);
+};
+
+// ---- the scenarios -----------------------------------------------------------------------
+
+const rework: Scenario = {
+  name: 'rework',
+  batch: 'rw',
+  async setup(repo) {
+    const plan = writePlan({
+      batch: 'rw',
+      executor: 'script',
+      children: [
+        {
+          id: 'A',
+          goal: 'write A',
+          scope: ['f.txt'],
+          acceptance: [{ id: 'has-A', run: 'grep -qx A f.txt' }],
+          run: "printf 'A\\n' > f.txt",
+        } as ChildSpec,
+      ],
+    });
+    expectExit('start --no-run', await lanes(repo, 'start', plan, '--yes', '--no-run'), 0);
+    const path = join(tempDir('lanes-lanes-'), 'A');
+    await git(repo, 'worktree', 'add', '-q', '-b', 'lane/rw/A', path, 'batch/rw');
+    expectExit('tick --offer', await lanes(repo, 'tick', 'rw', '--offer', `A=${path}`), 0);
+    writeFileSync(join(path, 'f.txt'), 'A\n');
+    await handCommit(repo, 'batch/rw', 'f.txt', 'hand\n');
+    expectExit('tick --exited', await lanes(repo, 'tick', 'rw', '--exited', 'A=0'), 0);
+    const parked = stateOf(repo, 'rw', 'A');
+    if (parked !== 'needs_human: batch_integration_conflict: f.txt') throw new Error(`setup: A is ${parked}`);
+  },
+  command: () => ['resume', 'rw', '--approve', '--headless'],
+  exit: 3,
+  async check(repo) {
+    const problems: string[] = [];
+    const head = (await git(repo, 'rev-parse', 'batch/rw')).trim();
+    const a = stateOf(repo, 'rw', 'A');
+    if (a !== 'needs_human: lane_conflict: f.txt') problems.push(`A is ${a}`);
+    const merges = (await git(repo, 'rev-list', '--merges', 'lane/rw/A')).split('\n').filter(Boolean);
+    if (merges.length !== 1) problems.push(`${merges.length} rework merges on lane/rw/A`);
+    const lane = laneOf(repo, 'rw', 'A');
+    if (!/^<<<<<<< /m.test(readFileSync(join(lane, 'f.txt'), 'utf8')))
+      problems.push('no conflict markers in the lane');
+    // The way on: the user resolves it in the lane; the batch completes with one integration.
+    writeFileSync(join(lane, 'f.txt'), 'hand\nA\n');
+    const done = await lanes(repo, 'resume', 'rw', '--approve', '--headless');
+    if (done.exitCode !== 0)
+      problems.push(`resume after the fix: exit ${done.exitCode}: ${done.stderr.trim()}`);
+    if (readRecord(repo, 'rw')?.batch_state !== 'completed')
+      problems.push(`batch ${readRecord(repo, 'rw')?.batch_state}`);
+    if ((await show(repo, 'batch/rw', 'f.txt')) !== 'hand\nA')
+      problems.push('batch f.txt is not the resolution');
+    const tasks = await integratedTasks(repo, `${head}..batch/rw`);
+    if (tasks.join() !== 'A') problems.push(`integrations since the head: ${tasks.join(',')}`);
+    return problems;
+  },
+};
+
+const drop: Scenario = {
+  name: 'drop',
+  batch: 'dp',
+  async setup(repo) {
+    const plan = writePlan({
+      batch: 'dp',
+      executor: 'script',
+      max_parallel: 2,
+      budget: { max_children: 2, qa_failure_limit: 1 },
+      children: [
+        {
+          id: 'A',
+          goal: 'never passes',
+          scope: ['a.txt'],
+          acceptance: [{ id: 'no', run: 'false' }],
+          run: 'echo work of A > a.txt',
+        },
+        {
+          id: 'B',
+          goal: 'passes',
+          scope: ['b.txt'],
+          acceptance: [{ id: 'b', run: 'test -f b.txt' }],
+          run: 'echo b > b.txt',
+        },
+      ],
+    } as never);
+    expectExit('start', await lanes(repo, 'start', plan, '--yes', '--headless'), 3);
+  },
+  command: () => ['drop', 'dp', 'A'],
+  exit: 0,
+  async check(repo) {
+    const problems: string[] = [];
+    const a = stateOf(repo, 'dp', 'A');
+    if (a !== 'dropped: dropped by the user') problems.push(`A is ${a}`);
+    if ((await show(repo, 'lane/dp/A', 'a.txt')) !== 'work of A')
+      problems.push("A's work is not on lane/dp/A");
+    if (trashOf(repo, 'dp').join() !== 'A') problems.push(`trash holds ${trashOf(repo, 'dp').join(',')}`);
+    const done = await lanes(repo, 'resume', 'dp', '--approve', '--headless');
+    if (done.exitCode !== 0) problems.push(`resume: exit ${done.exitCode}: ${done.stderr.trim()}`);
+    if (readRecord(repo, 'dp')?.batch_state !== 'completed')
+      problems.push(`batch ${readRecord(repo, 'dp')?.batch_state}`);
+    const tasks = await integratedTasks(repo, `${readRecord(repo, 'dp')!.base_head}..batch/dp`);
+    if (tasks.join() !== 'B') problems.push(`integrations: ${tasks.join(',')}`);
+    const trees = await worktreePaths(repo);
+    if (trees.length !== 2) problems.push(`worktrees: ${trees.join(', ')}`); // the repository and the trashed lane
+    return problems;
+  },
+};
+
+/** The executor pid the cancel scenario's setup left running (per repository). */
+const sleepers = new Map<string, { pid: number; start: string | null }>();
+
+const cancel: Scenario = {
+  name: 'cancel',
+  batch: 'cn',
+  async setup(repo) {
+    const gate = join(tempDir('lanes-gate-'), 'never');
+    const plan = writePlan({
+      batch: 'cn',
+      executor: 'script',
+      max_parallel: 2,
+      children: [
+        {
+          id: 'A',
+          goal: 'sleeps',
+          scope: ['a.txt'],
+          acceptance: [{ id: 'a', run: 'test -f a.txt' }],
+          run: `echo half done > a.txt; ${waitForGate(gate)}`,
+        },
+        {
+          id: 'B',
+          goal: 'quick',
+          scope: ['b.txt'],
+          acceptance: [{ id: 'b', run: 'test -f b.txt' }],
+          run: 'echo b > b.txt',
+        },
+      ],
+    });
+    const start = execa(process.execPath, [CLI, '-C', repo, 'start', plan, '--yes', '--headless'], {
+      env: { NO_COLOR: '1' },
+      reject: false,
+      stdin: 'ignore',
+    });
+    await until(
+      () => {
+        const r = readRecord(repo, 'cn');
+        const a = r?.children.find((c) => c.task_id === 'A');
+        const b = r?.children.find((c) => c.task_id === 'B');
+        return b?.state === 'released' && a?.lane && existsSync(join(a.lane.path, 'a.txt'));
+      },
+      'B released and A at work',
+      { timeoutMs: 60_000 },
+    );
+    start.kill('SIGKILL'); // the coordinator dies; A's executor (its own process group) sleeps on
+    await start;
+    const k = JSON.parse(
+      readFileSync(join(stateDir(repo), 'batches', 'cn', 'tasks', 'A.json'), 'utf8'),
+    ) as KernelRecord;
+    const open = k.attempts.at(-1)!;
+    if (!open.pid || !isSameProcessAlive(open.pid, open.pid_start))
+      throw new Error("setup: A's executor is not running");
+    sleepers.set(repo, { pid: open.pid, start: open.pid_start });
+  },
+  command: () => ['cancel', 'cn'],
+  exit: 0,
+  async check(repo) {
+    const problems: string[] = [];
+    const record = readRecord(repo, 'cn');
+    if (record?.batch_state !== 'cancelled') problems.push(`batch ${record?.batch_state}`);
+    const a = stateOf(repo, 'cn', 'A');
+    if (a !== 'dropped: batch cancelled') problems.push(`A is ${a}`);
+    const b = stateOf(repo, 'cn', 'B');
+    if (b !== 'released') problems.push(`B is ${b}`);
+    const sleeper = sleepers.get(repo)!;
+    if (isSameProcessAlive(sleeper.pid, sleeper.start)) problems.push("A's executor still runs");
+    if ((await show(repo, 'lane/cn/A', 'a.txt')) !== 'half done')
+      problems.push("A's work is not on lane/cn/A");
+    if (trashOf(repo, 'cn').join() !== 'A') problems.push(`trash holds ${trashOf(repo, 'cn').join(',')}`);
+    const report = JSON.parse(readFileSync(join(stateDir(repo), 'batches', 'cn.report.json'), 'utf8')) as {
+      batch_state: string;
+    };
+    if (report.batch_state !== 'cancelled') problems.push(`report says ${report.batch_state}`);
+    const tasks = await integratedTasks(repo, `${record!.base_head}..batch/cn`);
+    if (tasks.join() !== 'B') problems.push(`integrations: ${tasks.join(',')}`);
+    return problems;
+  },
+};
+
+const SCENARIOS = [rework, drop, cancel];
+
+// ---- cells ---------------------------------------------------------------------------------
+
+interface Cell {
+  scenario: Scenario;
+  /** `chain`: every process crashes at its first reach of the point until one runs through. */
+  mode: 'exact' | 'chain';
+  spec: string;
+}
+
+let template = '';
+
+async function freshRepo(files: Record<string, string>): Promise<string> {
+  void template;
+  return leanRepo(files);
+}
+
+async function countPoints(s: Scenario): Promise<Map<string, number>> {
+  const repo = await freshRepo({ 'f.txt': 'base\n' });
+  await s.setup(repo);
+  const file = join(tempDir('lanes-count-'), 'reached.txt');
+  writeFileSync(file, '');
+  const r = await lanesProcess(['-C', repo, ...s.command(repo)], { LANES_CRASH_COUNT_FILE: file });
+  expectExit(`${s.name} reference`, r, s.exit);
+  const problems = await s.check(repo);
+  if (problems.length) throw new Error(`${s.name} reference: ${problems.join('; ')}`);
+  const counts = new Map<string, number>();
+  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    const [point = '', detail = ''] = line.split(' ');
+    const key =
+      point === ATOMIC
+        ? `${ATOMIC}@${Object.entries(ATOMIC_KINDS).find(([, f]) => detail.includes(f))?.[1] ?? '?'}`
+        : point;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function cellsOf(s: Scenario, counts: Map<string, number>): Cell[] {
+  const cells: Cell[] = [];
+  for (const [point, n] of [...counts].sort()) {
+    if (point.endsWith('@?')) continue;
+    if (point.startsWith(ATOMIC)) cells.push({ scenario: s, mode: 'exact', spec: `${point}:1` });
+    else cells.push({ scenario: s, mode: n === 1 ? 'exact' : 'chain', spec: n === 1 ? `${point}:1` : point });
+  }
+  return cells;
+}
+
+interface CellResult {
+  name: string;
+  crashes: number;
+  runs: string[];
+  problems: string[];
+}
+
+async function runCell(cell: Cell): Promise<CellResult> {
+  const s = cell.scenario;
+  const name = `${s.name} ${cell.spec}`;
+  const repo = await freshRepo({ 'f.txt': 'base\n' });
+  try {
+    await s.setup(repo);
+  } catch (error) {
+    return { name, crashes: 0, runs: [], problems: [`setup: ${(error as Error).message}`] };
+  }
+  const args = ['-C', repo, ...s.command(repo)];
+  const runs: string[] = [];
+  let crashes = 0;
+  let crashedLast = true;
+  let done = false;
+  for (let i = 0; i < 8 && !done; i++) {
+    const env: Record<string, string> =
+      crashes === 0 || (cell.mode === 'chain' && crashedLast) ? { LANES_CRASH_AT: cell.spec } : {};
+    const r = await lanesProcess(args, env);
+    crashedLast = r.signal === 'SIGKILL';
+    if (crashedLast) crashes++;
+    runs.push(crashedLast ? 'killed' : String(r.exitCode));
+    done = !crashedLast && r.exitCode === s.exit;
+    if (!crashedLast && !done) break;
+  }
+  const problems: string[] = [];
+  if (crashes === 0) problems.push('never crashed: point not reached');
+  if (!done) problems.push(`did not finish: ${runs.join(' ')}`);
+  if (readJournal(repo, s.batch).unreadable) problems.push('unreadable journal lines');
+  problems.push(...(await s.check(repo)));
+  return { name, crashes, runs, problems };
+}
+
+describe('crash cells for the ways out: rework onto a new head, drop, cancel', () => {
+  it('every cell ends as the reference run does', async () => {
+    const only = process.env.LANES_CRASH_WAYS_OUT_ONLY;
+    const cells: Cell[] = [];
+    for (const s of SCENARIOS) {
+      const counts = await countPoints(s);
+      cells.push(...cellsOf(s, counts).filter((c) => !only || new RegExp(only).test(`${s.name} ${c.spec}`)));
+    }
+    // The new points are reached where they should be.
+    const names = cells.map((c) => `${c.scenario.name} ${c.spec}`);
+    if (!only) {
+      expect(names).toContain('rework after-lane-rework:1');
+      expect(names).toContain('drop after-lane-kept:1');
+      expect(names).toContain('drop tick-persist:drop:1');
+      expect(names).toContain('cancel after-lane-kept:1');
+      expect(names).toContain('cancel tick-persist:cancel:1');
+    }
+    const results = await pool(cells, CONCURRENCY, runCell);
+    if (process.env.LANES_CRASH_MATRIX_OUT)
+      writeFileSync(
+        process.env.LANES_CRASH_MATRIX_OUT,
+        `${results.map((r) => `${r.problems.length ? 'FAIL' : 'ok  '} ${r.name.padEnd(48)} ${r.crashes} crash(es); runs ${r.runs.join(' ')}${r.problems.length ? `  PROBLEMS: ${r.problems.join('; ')}` : ''}`).join('\n')}\n`,
+      );
+    expect(
+      results.filter((r) => r.problems.length).map((r) => `${r.name}: ${r.problems.join('; ')}`),
+    ).toEqual([]);
+  }, 900_000);
+});
