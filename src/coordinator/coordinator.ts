@@ -16,6 +16,7 @@ import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
 import type { DropRequest } from '../core/ways-out.js';
 import { pendingRequests, removeRequest } from '../store/requests.js';
+import { limitsRefusal } from '../core/reopen.js';
 import { trashDroppedLanes } from './trash.js';
 
 // The parent (SPEC §7): tick → act on every handoff → wait for any lane event → tick.
@@ -123,6 +124,9 @@ export class Coordinator {
 
   // Intents from the user (TUI keys, CLI flags). Each wakes the loop; the tick decides.
   approve(approval: Approval): void {
+    // (a budget_stopped batch needs a larger budget: said, not thrown into the loop)
+    const why = limitsRefusal(this.options.ports.store.readRecord(), approval);
+    if (why) return this.emit({ kind: 'notice', text: `resume: ${why} (lanes resume --approve --budget N)` });
     this.approval = approval;
     this.signal();
   }

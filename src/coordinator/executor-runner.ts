@@ -235,7 +235,10 @@ export class ExecutorRunner {
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
-    const { suspect, unhealthy } = this.dispatch.observeExit(ranFor, changed);
+    const stopped = this.stopping.delete(h.task_id);
+    const { suspect, unhealthy } = stopped
+      ? { suspect: false, unhealthy: false }
+      : this.dispatch.observeExit(ranFor, changed);
     if (suspect) this.store.journal('suspect-dispatch', { task: h.task_id, ran_ms: ranFor, code: exit.code });
     if (unhealthy && !this.paused) {
       this.setPaused(
@@ -256,9 +259,13 @@ export class ExecutorRunner {
     this.events.wake();
   }
 
+  /** Executors stopped on purpose (drop, cancel): their exit says nothing of dispatch health. */
+  private readonly stopping = new Set<string>();
+
   /** Stops a lane's executor (drop, cancel) and waits until it has exited. */
   async stop(task: string): Promise<void> {
     const live = this.live.get(task);
+    if (live) this.stopping.add(task);
     if (live?.session) return stopSession(live.session);
     if (live) await stopRecordedExecutor(this.store.readKernel(task));
   }
