@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
@@ -287,6 +287,59 @@ describe('lanes drop', () => {
     expect(readReport(repo, 'dr').next_action).toMatch(
       /1 of 3 children are integrated .*dropped: A \(not worth it; work on lane\/dr\/A\), C \(dropped with A\)/,
     );
+  }, 180_000);
+});
+
+describe('lanes drop through a running coordinator', () => {
+  it("stops the dropped child's executor; the coordinator goes on and the batch completes", async (ctx) => {
+    const repo = await makeRepo();
+    const gate = join(tempDir('lanes-gate-'), 'never'); // A sleeps until it is stopped
+    const plan = writePlan('dc', [
+      {
+        id: 'A',
+        goal: 'sleeps',
+        scope: ['a.txt'],
+        acceptance: [{ id: 'a', run: 'test -f a.txt' }],
+        run: `printf 'started\\n' > a.txt; ${waitFor(gate)}`,
+      },
+      {
+        id: 'B',
+        goal: 'quick',
+        scope: ['b.txt'],
+        acceptance: [{ id: 'b', run: 'test -f b.txt' }],
+        run: 'echo b > b.txt',
+      },
+    ]);
+    const start = spawnCli(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    await until(
+      () => {
+        const r = readRecord(repo, 'dc');
+        return (
+          r &&
+          child(r, 'B').state === 'released' &&
+          existsSync(join(child(r, 'A').lane?.path ?? '/nope', 'a.txt'))
+        );
+      },
+      'B released and A at work',
+      { timeoutMs: 90_000 },
+    );
+    const attempt = kernelOf(repo, 'dc', 'A').attempts.at(-1)!;
+    const dropped = await lanes(repo, 'drop', 'dc', 'A');
+    expect(dropped.exitCode, dropped.stderr).toBe(0);
+    expect(dropped.stderr).toContain(`run by pid ${start.pid}`);
+    const coordinator = await start;
+    expect(coordinator.exitCode, String(coordinator.stderr)).toBe(0);
+    const record = readRecord(repo, 'dc')!;
+    expect(record.batch_state).toBe('completed');
+    expect(child(record, 'A')).toMatchObject({ state: 'dropped', reason: 'dropped by the user' });
+    expect(isSameProcessAlive(attempt.pid!, attempt.pid_start)).toBe(false);
+    expect(await fileAt(repo, 'lane/dc/A', 'a.txt')).toBe('started');
+    expect(existsSync(join(stateDir(repo), 'trash', 'dc', 'A', 'a.txt'))).toBe(true);
+    expect(await integratedTasks(repo, 'dc')).toEqual(['B']);
+    // The stopped executor did not count as a suspect dispatch, and its exit moved nothing.
+    expect(journal(repo, 'dc').some((e) => e.event === 'suspect-dispatch')).toBe(false);
+    expect(existsSync(join(stateDir(repo), 'batches', 'dc', 'requests'))).toBe(true);
+    expect(readdirSync(join(stateDir(repo), 'batches', 'dc', 'requests'))).toEqual([]);
   }, 180_000);
 });
 
