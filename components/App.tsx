@@ -10,7 +10,8 @@ import { HelpOverlay } from './HelpOverlay.js';
 import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
-import { AskPrompt } from './AskPrompt.js';
+import { WayOutPrompt } from './WayOutPrompt.js';
+import type { WayOut } from './WayOutPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
 import type { ViewerLine } from './TextViewer.js';
 
@@ -48,8 +49,7 @@ type Overlay =
   | { kind: 'help' }
   | { kind: 'text'; title: string; lines: ViewerLine[] }
   | { kind: 'quit'; running: number }
-  | { kind: 'drop'; task: string }
-  | { kind: 'cancel' }
+  | WayOut
   | null;
 
 const NOOP_SUBSCRIBE = () => () => {};
@@ -225,29 +225,13 @@ export function App({ store, actions, confirmLines }: AppProps) {
             />
           ) : overlay?.kind === 'help' ? (
             <HelpOverlay />
-          ) : overlay?.kind === 'drop' ? (
-            <AskPrompt
-              lines={[
-                `Drop ${overlay.task} and every child that depends on it?`,
-                'Its executor is stopped; its work stays on its lane branch, its worktree goes to the trash.',
-              ]}
-              question="Drop?"
+          ) : overlay?.kind === 'drop' || overlay?.kind === 'cancel' ? (
+            <WayOutPrompt
+              way={overlay}
               active={interactive}
               onAnswer={(yes) => {
-                if (yes) actions.drop(overlay.task);
-                setOverlay(null);
-              }}
-            />
-          ) : overlay?.kind === 'cancel' ? (
-            <AskPrompt
-              lines={[
-                'Cancel the batch? It ends cancelled and cannot be resumed.',
-                'Executors are stopped; unintegrated work stays on its lane branches.',
-              ]}
-              question="Cancel the batch?"
-              active={interactive}
-              onAnswer={(yes) => {
-                if (yes) actions.cancel();
+                if (yes && overlay.kind === 'drop') actions.drop(overlay.task);
+                if (yes && overlay.kind === 'cancel') actions.cancel();
                 setOverlay(null);
               }}
             />

@@ -1,222 +1,28 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import type { ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
-import type { TestContext } from 'vitest';
-import type { KernelRecord } from '../src/core/kernel.js';
-import type { BatchRecord } from '../src/core/record.js';
-import type { Report } from '../src/core/report.js';
 import { isSameProcessAlive } from '../src/hosts/process-info.js';
-import { CLI, git, makeRepo, runCli, snapshotTree, tempDir } from './helpers/repo.js';
+import { makeRepo, snapshotTree, tempDir } from './helpers/repo.js';
 import { until } from './helpers/until.js';
+import {
+  writePlan,
+  stateDir,
+  readRecord,
+  readReport,
+  kernelOf,
+  journal,
+  child,
+  integratedTasks,
+  fileAt,
+  spawnCli,
+  waitFor,
+  lanes,
+} from './helpers/ways-out.js';
 
-// No dead ends (docs/DECISIONS.md): every stop of a batch has a way on, driven here through
-// the built CLI as a user would — real git in temporary repositories, script executors, a
-// real coordinator process. Nothing sleeps to synchronise. Run `npm run -s build` first.
-
-interface ChildSpec {
-  id: string;
-  goal: string;
-  blocked_by?: string[];
-  scope: string[];
-  acceptance: { id: string; run: string }[];
-  run: string;
-}
-
-function writePlan(batch: string, children: ChildSpec[], extra: Record<string, unknown> = {}): string {
-  const path = join(tempDir('lanes-plan-'), `${batch}.plan.json`);
-  const plan = { batch, executor: 'script', max_parallel: 2, ...extra, children };
-  writeFileSync(path, `${JSON.stringify(plan, null, 2)}\n`);
-  return path;
-}
-
-const stateDir = (repo: string) => join(repo, '.git', 'lanes');
-
-function readRecord(repo: string, batch: string): BatchRecord | null {
-  const file = join(stateDir(repo), 'batches', `${batch}.json`);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as BatchRecord) : null;
-}
-
-function readReport(repo: string, batch: string): Report {
-  return JSON.parse(readFileSync(join(stateDir(repo), 'batches', `${batch}.report.json`), 'utf8')) as Report;
-}
-
-function kernelOf(repo: string, batch: string, task: string): KernelRecord {
-  return JSON.parse(
-    readFileSync(join(stateDir(repo), 'batches', batch, 'tasks', `${task}.json`), 'utf8'),
-  ) as KernelRecord;
-}
-
-function journal(repo: string, batch: string): { event: string; task?: string; [k: string]: unknown }[] {
-  const file = join(stateDir(repo), 'batches', `${batch}.events.jsonl`);
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { event: string });
-}
-
-const child = (r: BatchRecord | null, id: string) => r!.children.find((c) => c.task_id === id)!;
-
-/** `Lanes-Task` of every commit on the batch branch since its base: one per integration. */
-async function integratedTasks(repo: string, batch: string): Promise<string[]> {
-  const base = readRecord(repo, batch)!.base_head;
-  const out = await git(
-    repo,
-    'log',
-    '--format=%(trailers:key=Lanes-Task,valueonly)',
-    `${base}..batch/${batch}`,
-  );
-  return out
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .sort();
-}
-
-async function fileAt(repo: string, ref: string, path: string): Promise<string> {
-  return git(repo, 'show', `${ref}:${path}`);
-}
-
-/** A commit on `branch` made with plumbing only, as a user editing the batch branch by hand would. */
-async function handCommit(repo: string, branch: string, path: string, text: string): Promise<string> {
-  const index = join(tempDir('lanes-index-'), 'index');
-  const env = { GIT_INDEX_FILE: index, GIT_CONFIG_NOSYSTEM: '1' };
-  const run = async (args: string[], input?: string) =>
-    String(
-      (await execa('git', args, { cwd: repo, env, ...(input !== undefined ? { input } : {}) })).stdout,
-    ).trim();
-  const parent = await run(['rev-parse', `refs/heads/${branch}`]);
-  await run(['read-tree', parent]);
-  const blob = await run(['hash-object', '-w', '--stdin'], text);
-  await run(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`]);
-  const tree = await run(['write-tree']);
-  const commit = await run(['commit-tree', tree, '-p', parent, '-m', 'by hand']);
-  await run(['update-ref', `refs/heads/${branch}`, commit, parent]);
-  return commit;
-}
-
-function spawnCli(test: TestContext, args: string[]): ResultPromise {
-  const p = execa(process.execPath, [CLI, ...args], {
-    env: { NO_COLOR: '1' },
-    reject: false,
-    stdin: 'ignore',
-  });
-  test.onTestFinished(() => {
-    if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
-  });
-  return p;
-}
-
-/** A shell fragment that waits (bounded, 60 s) until the test creates `gate`. */
-const waitFor = (gate: string) => `for i in $(seq 1 1200); do [ -f '${gate}' ] && break; sleep 0.05; done; `;
-
-const lanes = (repo: string, ...args: string[]) => runCli(['-C', repo, ...args]);
-
-describe('a conflict park clears: rework onto the new head', () => {
-  it('resume merges the batch head into the lane; the user resolves the conflict there; the batch completes', async (ctx) => {
-    const repo = await makeRepo({ 'f.txt': 'base\n' });
-    const gate = join(tempDir('lanes-gate-'), 'go');
-    const plan = writePlan('cf', [
-      {
-        id: 'A',
-        goal: 'write A into f.txt',
-        scope: ['f.txt'],
-        acceptance: [{ id: 'has-A', run: 'grep -qx A f.txt' }],
-        run: `${waitFor(gate)}printf 'A\\n' > f.txt`,
-      },
-    ]);
-    const start = spawnCli(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await until(() => journal(repo, 'cf').some((e) => e.event === 'executor-spawned'), 'A to run', {
-      timeoutMs: 60_000,
-    });
-    // Meanwhile the user changes the same line on the batch branch by hand.
-    const hand = await handCommit(repo, 'batch/cf', 'f.txt', 'hand\n');
-    writeFileSync(gate, '');
-    const first = await start;
-    expect(first.exitCode, String(first.stderr)).toBe(3);
-    const lanePath = child(readRecord(repo, 'cf'), 'A').lane!.path;
-    const oldLaneCommit = child(readRecord(repo, 'cf'), 'A').lane!.lane_commit!;
-    expect(child(readRecord(repo, 'cf'), 'A').reason).toBe('batch_integration_conflict: f.txt');
-    expect(readReport(repo, 'cf').next_action).toContain('lanes drop cf A');
-
-    // Round 1: resume brings the lane onto the head; the conflict is left in the lane's file.
-    const round1 = await lanes(repo, 'resume', 'cf', '--approve', '--headless');
-    expect(round1.exitCode, round1.stderr).toBe(3);
-    const parked = child(readRecord(repo, 'cf'), 'A');
-    expect(parked.state).toBe('needs_human');
-    expect(parked.reason).toBe('lane_conflict: f.txt');
-    expect(parked.lane).toMatchObject({ base_head: hand, lane_commit: null, path: lanePath });
-    expect(readFileSync(join(lanePath, 'f.txt'), 'utf8')).toMatch(
-      /^<<<<<<< [\s\S]*hand[\s\S]*=======[\s\S]*A[\s\S]*>>>>>>> /m,
-    );
-    // Nothing lost: the old lane commit is an ancestor of the lane branch; the user's worktree untouched.
-    await git(repo, 'merge-base', '--is-ancestor', oldLaneCommit, 'lane/cf/A');
-    expect(await git(repo, 'status', '--porcelain')).toBe('');
-    expect(readFileSync(join(repo, 'f.txt'), 'utf8')).toBe('base\n');
-    expect(readReport(repo, 'cf').next_action).toContain('resolve the conflict markers');
-
-    // Resuming with the markers still there changes nothing (no second rework).
-    const again = await lanes(repo, 'resume', 'cf', '--approve', '--headless');
-    expect(again.exitCode, again.stderr).toBe(3);
-    expect(journal(repo, 'cf').filter((e) => e.event === 'lane-reworked')).toHaveLength(1);
-    expect(journal(repo, 'cf').some((e) => e.event === 'lane-conflict-unresolved')).toBe(true);
-
-    // Round 2: the user resolves the conflict in the lane and resumes: QA, delivery on the new base, integration.
-    writeFileSync(join(lanePath, 'f.txt'), 'hand\nA\n');
-    const round2 = await lanes(repo, 'resume', 'cf', '--approve', '--headless');
-    expect(round2.exitCode, round2.stderr).toBe(0);
-    const done = readRecord(repo, 'cf')!;
-    expect(done.batch_state).toBe('completed');
-    expect(await fileAt(repo, 'batch/cf', 'f.txt')).toBe('hand\nA');
-    expect(await integratedTasks(repo, 'cf')).toEqual(['A']);
-    // The delivery commit has the new lane base (the hand commit) as its only parent.
-    const delivery = child(done, 'A').lane!.lane_commit!;
-    expect((await git(repo, 'rev-list', '--parents', '-n', '1', delivery)).split(' ').slice(1)).toEqual([
-      hand,
-    ]);
-    expect(journal(repo, 'cf').filter((e) => e.event === 'integrated')).toHaveLength(1);
-  }, 180_000);
-
-  it('failed integration checks: resume reworks the lane onto the head (clean), QA again, integrates', async (ctx) => {
-    const repo = await makeRepo({ 'x.txt': 'one\ntwo\nthree\n' });
-    const gate = join(tempDir('lanes-gate-'), 'go');
-    // A's check wants x.txt to be exactly 3 lines; a hand commit appends a 4th line: the
-    // clean merge fails it. The user then fixes the lane: A drops the last line too.
-    const plan = writePlan('ck', [
-      {
-        id: 'A',
-        goal: 'first line upper case',
-        scope: ['x.txt'],
-        acceptance: [{ id: 'three-lines', run: 'test $(wc -l < x.txt) -eq 3 && grep -qx ONE x.txt' }],
-        run: `${waitFor(gate)}printf 'ONE\\ntwo\\nthree\\n' > x.txt`,
-      },
-    ]);
-    const start = spawnCli(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await until(() => journal(repo, 'ck').some((e) => e.event === 'executor-spawned'), 'A to run', {
-      timeoutMs: 60_000,
-    });
-    const hand = await handCommit(repo, 'batch/ck', 'x.txt', 'one\ntwo\nthree\nfour\n');
-    writeFileSync(gate, '');
-    expect((await start).exitCode).toBe(3);
-    const parked = child(readRecord(repo, 'ck'), 'A');
-    expect(parked.reason).toMatch(
-      /^batch_integration_check_failed: A:three-lines \(output: .*integration-.*\)$/,
-    );
-    // The resume merges the head into the lane: x.txt now has four lines there; QA fails,
-    // the executor gets its rework (the script writes three lines again), QA passes.
-    const resumed = await lanes(repo, 'resume', 'ck', '--approve', '--headless');
-    expect(resumed.exitCode, resumed.stderr).toBe(0);
-    const done = readRecord(repo, 'ck')!;
-    expect(done.batch_state).toBe('completed');
-    expect(child(done, 'A').lane!.base_head).toBe(hand);
-    expect(await fileAt(repo, 'batch/ck', 'x.txt')).toBe('ONE\ntwo\nthree');
-    expect(await integratedTasks(repo, 'ck')).toEqual(['A']);
-    const events = journal(repo, 'ck').map((e) => e.event);
-    expect(events.filter((e) => e === 'lane-reworked')).toHaveLength(1);
-  }, 180_000);
-});
+// No dead ends (docs/DECISIONS.md): every stop of a batch has a way on — drop, cancel (of a
+// running coordinator too), a larger budget, `wait` — driven through the built CLI as a
+// user would: real git in temporary repositories, script executors, a real coordinator
+// process. Nothing sleeps to synchronise. Run `npm run -s build` first.
 
 describe('lanes drop', () => {
   it('a parked child holds its scope; drop frees it; resume --approve completes, listing the dropped', async () => {

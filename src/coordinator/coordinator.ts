@@ -14,10 +14,8 @@ import type { BatchFiles } from '../store/batch-files.js';
 import { ExecutorRunner } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
-import type { DropRequest } from '../core/ways-out.js';
-import { pendingRequests, removeRequest } from '../store/requests.js';
-import { limitsRefusal } from '../core/reopen.js';
-import { trashDroppedLanes } from './trash.js';
+import { HUMAN_STOPS } from '../core/wait-verdict.js';
+import { WaysOut } from './ways-out.js';
 
 // The parent (SPEC §7): tick → act on every handoff → wait for any lane event → tick.
 // A freed slot is refilled in the same turn: provisioning offers its lane to an
@@ -57,8 +55,6 @@ export interface CoordinatorResult {
 }
 
 export const LANE_CHECK_MS = 3000;
-/** How often the folder of requests from `lanes drop` / `lanes cancel` is looked at. */
-export const REQUEST_POLL_MS = 250;
 
 type Offer = { task_id: string; path: string };
 type Failure = { task_id: string; reason: string };
@@ -71,10 +67,8 @@ export class Coordinator {
   private wake: (() => void) | null = null;
   private woken = false;
   private stopping = false;
-  private drops: DropRequest[] = [];
-  private cancelReason: string | null = null;
-  /** Request files (lanes drop/cancel from another process) taken in, removed after the tick that applies them. */
-  private requestFiles = new Set<string>();
+  /** Drop and cancel: the TUI's keys and the requests of `lanes drop` / `lanes cancel`. */
+  readonly waysOut: WaysOut;
   lastReport: Report | null = null;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -89,6 +83,13 @@ export class Coordinator {
       paused: (why) => this.emit({ kind: 'paused', why }),
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
+    });
+    this.waysOut = new WaysOut({
+      repoRoot: options.repoRoot,
+      store,
+      runner: this.runner,
+      wake: () => this.signal(),
+      notice: (text) => this.emit({ kind: 'notice', text }),
     });
   }
 
@@ -124,9 +125,6 @@ export class Coordinator {
 
   // Intents from the user (TUI keys, CLI flags). Each wakes the loop; the tick decides.
   approve(approval: Approval): void {
-    // (a budget_stopped batch needs a larger budget: said, not thrown into the loop)
-    const why = limitsRefusal(this.options.ports.store.readRecord(), approval);
-    if (why) return this.emit({ kind: 'notice', text: `resume: ${why} (lanes resume --approve --budget N)` });
     this.approval = approval;
     this.signal();
   }
@@ -151,62 +149,6 @@ export class Coordinator {
     this.stopping = true;
     this.signal();
   }
-  /** Drops a child and its dependents (its executor is stopped first; its lane goes to the trash). */
-  drop(taskId: string, reason?: string): void {
-    this.drops.push({ task_id: taskId, ...(reason ? { reason } : {}) });
-    this.signal();
-  }
-  /** Ends the batch `cancelled`: executors stopped, unintegrated work kept on lane branches. */
-  cancel(reason = 'batch cancelled'): void {
-    this.cancelReason = reason;
-    this.signal();
-  }
-
-  /** Requests left by `lanes drop` / `lanes cancel` run from another terminal. */
-  private takeRequests(): void {
-    const { stateDir, batchId } = this.options.ports.store;
-    for (const { file, request } of pendingRequests(stateDir, batchId)) {
-      if (this.requestFiles.has(file)) continue;
-      this.requestFiles.add(file);
-      if (request.action === 'cancel') this.cancel(request.reason);
-      else this.drop(request.task_id, request.reason);
-    }
-  }
-
-  /** What drop and cancel need before their tick: the executors of the lanes concerned stopped. */
-  private async stopForWaysOut(): Promise<void> {
-    if (this.cancelReason !== null) {
-      await Promise.all([...this.runner.live.keys()].map((task) => this.runner.stop(task)));
-      return;
-    }
-    await Promise.all(this.drops.map((d) => this.runner.stop(d.task_id)));
-  }
-
-  private async trashDropped(): Promise<void> {
-    const record = this.options.ports.store.readRecord();
-    const dropped = record.children.filter((c) => c.state === 'dropped').map((c) => c.task_id);
-    // (a drop that came in while the tick ran: its executor is stopped now)
-    await Promise.all(dropped.filter((t) => this.runner.live.has(t)).map((t) => this.runner.stop(t)));
-    const busy = (task: string) => this.runner.sessionOf(task)?.running === true;
-    for (const t of await trashDroppedLanes(
-      this.options.repoRoot,
-      this.options.ports.store.stateDir,
-      record,
-      busy,
-    )) {
-      this.options.ports.store.journal('lane-trashed', {
-        task: t.task_id,
-        from: t.from,
-        to: t.to,
-        branch_tip: t.branch_tip,
-      });
-      this.emit({
-        kind: 'notice',
-        text: `${t.task_id}: dropped; its work is on its lane branch, its worktree in ${t.to}`,
-      });
-    }
-  }
-
   async run(): Promise<CoordinatorResult> {
     await this.reportUnknownWorktrees();
     const timer = setInterval(
@@ -214,19 +156,15 @@ export class Coordinator {
       this.options.laneCheckMs ?? LANE_CHECK_MS,
     );
     timer.unref();
-    const requests = setInterval(() => this.takeRequests(), REQUEST_POLL_MS);
-    requests.unref();
-    this.takeRequests();
+    this.waysOut.watchRequests();
     let offers: Offer[] = [];
     let setupFailures: Failure[] = [];
     let inFlight = new Set<string>();
     try {
       for (;;) {
-        await this.stopForWaysOut();
-        const taken = [...this.requestFiles];
+        const waysOut = await this.waysOut.beforeTick(); // (drop, cancel: their executors stopped)
         const input = {
-          drops: this.drops.splice(0),
-          ...(this.cancelReason !== null ? { cancel: { reason: this.cancelReason } } : {}),
+          ...waysOut.input,
           offers,
           setupFailures,
           exited: this.runner.exits.splice(0),
@@ -235,13 +173,8 @@ export class Coordinator {
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;
-        this.cancelReason = null;
         const report = await tick(this.options.ports, input);
-        for (const file of taken) {
-          removeRequest(file); // (persisted by the tick: not needed again)
-          this.requestFiles.delete(file);
-        }
-        await this.trashDropped();
+        await this.waysOut.afterTick(waysOut.files);
         if (input.approval) this.runner.setPlan(this.options.ports.store.readPlan());
         this.lastReport = report;
         offers = [];
@@ -259,10 +192,7 @@ export class Coordinator {
         if (this.runner.exits.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
-        const stopped =
-          TERMINAL_BATCH_STATES.has(report.batch_state) ||
-          report.batch_state === 'needs_human' ||
-          report.batch_state === 'budget_stopped';
+        const stopped = TERMINAL_BATCH_STATES.has(report.batch_state) || HUMAN_STOPS.has(report.batch_state);
         const idle = this.runner.live.size === 0 && !this.woken;
         if (this.stopping || ((stopped || idle) && !this.options.waitForHuman)) return this.result(report);
         await this.nextEvent();
@@ -270,7 +200,7 @@ export class Coordinator {
       }
     } finally {
       clearInterval(timer);
-      clearInterval(requests);
+      this.waysOut.stopWatching();
     }
   }
 

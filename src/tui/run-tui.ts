@@ -3,6 +3,7 @@ import { render } from 'ink';
 import { createElement } from 'react';
 import { App } from '../../components/App.js';
 import type { TuiActions } from '../../components/App.js';
+import { limitsRefusal } from '../core/reopen.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import type { CoordinatorEvent } from '../coordinator/coordinator.js';
 import { loadConfig } from '../core/config.js';
@@ -78,12 +79,17 @@ export async function runTui(run: TuiRun): Promise<number> {
     const quitting = new Promise<void>((r) => (quit = r));
     actions = {
       confirm: () => {},
-      resume: () => coordinator.approve({ confirmationTime: new Date().toISOString() }),
+      resume: () => {
+        // (a budget_stopped batch goes on only with a larger budget: said, not thrown into the loop)
+        const why = limitsRefusal(ports.store.readRecord(), {});
+        if (why) store!.notice(`resume: ${why}: lanes resume --approve --budget N`);
+        else coordinator.approve({ confirmationTime: new Date().toISOString() });
+      },
       retry: (task) => coordinator.retry(task),
       review: (task, verdict) => coordinator.review({ task_id: task, verdict }),
       togglePause: () => coordinator.setPaused(!coordinator.paused),
-      drop: (task) => coordinator.drop(task),
-      cancel: () => coordinator.cancel(),
+      drop: (task) => coordinator.waysOut.drop(task),
+      cancel: () => coordinator.waysOut.cancel(),
       diff: (task) => laneDiff(ports.store, run.repo.root, task),
       qaLog: async (task) => laneQaLog(ports.store, task),
       openShell: async (task) => {
