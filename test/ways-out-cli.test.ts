@@ -63,6 +63,12 @@ describe('lanes drop', () => {
     expect(child(record, 'C').state).toBe('skipped_blocked');
     const lanePath = child(record, 'A').lane!.path;
 
+    // `status` says, for the parked child, what can be done next.
+    const status = await lanes(repo, 'status', 'dr');
+    expect(status.stdout).toMatch(
+      /→ A: fix the lane \(.*\) and resume \(lanes resume dr --approve, or R in the TUI\), or drop it \(lanes drop dr A\)/,
+    );
+
     // `wait` on a parked batch returns at once with 3.
     const waited = await lanes(repo, 'wait', 'dr', '--until', 'completed', '--timeout', '60');
     expect(waited.exitCode).toBe(3);
