@@ -478,6 +478,7 @@ describe('the action keys', () => {
     await press(ui, 'D', (f) => f.includes('› add')); // released: nothing to drop, no question
     await select(ui, demoRows(), 'sqrt');
     expect(plain(ui.lastFrame())).toContain('D drop');
+    expect(plain(ui.lastFrame())).toContain('fix the lane, then r'); // the ways on, under its reason
     const prompt = await press(ui, 'D', 'Drop? y/n');
     expect(prompt).toContain('Drop sqrt and every child that depends on it?');
     await press(ui, 'n', (f) => !f.includes('Drop?'));
