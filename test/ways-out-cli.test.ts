@@ -139,6 +139,8 @@ describe('lanes drop through a running coordinator', () => {
     const dropped = await lanes(repo, 'drop', 'dc', 'A');
     expect(dropped.exitCode, dropped.stderr).toBe(0);
     expect(dropped.stderr).toContain(`run by pid ${start.pid}`);
+    // By the time `lanes drop` returns, the coordinator has moved the lane to the trash.
+    expect(existsSync(join(stateDir(repo), 'trash', 'dc', 'A', 'a.txt'))).toBe(true);
     const coordinator = await start;
     expect(coordinator.exitCode, String(coordinator.stderr)).toBe(0);
     const record = readRecord(repo, 'dc')!;

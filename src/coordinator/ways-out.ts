@@ -81,12 +81,8 @@ export class WaysOut {
     return { input, files };
   }
 
-  /** The tick persisted the requests: their files go; dropped lanes go to the trash. */
+  /** The tick persisted the requests: dropped lanes go to the trash, then the request files go. */
   async afterTick(files: readonly string[]): Promise<void> {
-    for (const file of files) {
-      removeRequest(file);
-      this.requestFiles.delete(file);
-    }
     const { store, runner, repoRoot } = this.deps;
     const record = store.readRecord();
     const dropped = record.children.filter((c) => c.state === 'dropped').map((c) => c.task_id);
@@ -96,6 +92,11 @@ export class WaysOut {
     for (const t of await trashDroppedLanes(repoRoot, store.stateDir, record, busy)) {
       store.journal('lane-trashed', { task: t.task_id, from: t.from, to: t.to, branch_tip: t.branch_tip });
       this.deps.notice(`${t.task_id}: dropped; its work is on its lane branch, its worktree in ${t.to}`);
+    }
+    // Last: the command that left a request waits for its file to go (done, lanes trashed).
+    for (const file of files) {
+      removeRequest(file);
+      this.requestFiles.delete(file);
     }
   }
 }
