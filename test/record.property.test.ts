@@ -471,7 +471,9 @@ const MUTATIONS: Mutation[] = [
   },
   {
     name: 'prepared with a child that is not pending',
-    whole: (r) => r.children.some((c) => c.state !== 'pending'),
+    // (a child dropped before it took a lane may be dropped in a prepared batch)
+    whole: (r) =>
+      r.children.some((c) => c.state !== 'pending' && !(c.state === 'dropped' && c.lane === null)),
     edit: (r) => void (r.batch_state = 'prepared'),
   },
   // identity and structure
