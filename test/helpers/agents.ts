@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,3 +45,40 @@ export const claudeBin = (): string => binary('claude');
 
 /** The pinned Codex CLI (a node launcher that execs the native `codex`). */
 export const codexBin = (): string => binary('codex');
+
+/**
+ * The environment for a real `claude` against the scripted model server: a private HOME
+ * (created under `home`, with onboarding done so no first-run screens) and no network.
+ * PATH keeps the caller's PATH so Bash tool commands and hooks find git/node.
+ */
+export function claudeEnv(home: string, serverUrl: string): Record<string, string> {
+  mkdirSync(home, { recursive: true });
+  const config = join(home, '.claude.json');
+  if (!existsSync(config)) writeFileSync(config, `${JSON.stringify({ hasCompletedOnboarding: true })}\n`);
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    ANTHROPIC_BASE_URL: serverUrl,
+    ANTHROPIC_API_KEY: 'sk-lanes-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    TERM: 'xterm-256color',
+  };
+}
+
+/** One request the scripted model server received (a line of its JSONL log). */
+export interface ServerRequest {
+  at: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The requests logged so far (an absent log is no requests yet). */
+export function serverRequests(logFile: string): ServerRequest[] {
+  if (!existsSync(logFile)) return [];
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ServerRequest);
+}
