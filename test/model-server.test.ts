@@ -43,9 +43,7 @@ const toolResult = () => ({
 });
 const TOOLS = [{ name: 'Read' }, { name: 'Write' }, { name: 'Bash' }];
 
-async function messages(
-  body: object,
-): Promise<{
+async function messages(body: object): Promise<{
   content: { type: string; name?: string; input?: unknown; text?: string }[];
   stop_reason: string;
 }> {
