@@ -2,6 +2,8 @@ import { Box, Text, useInput, useStdin, useStdout } from 'ink';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import type { Command } from '../src/tui/keymap.js';
 import { commandFor } from '../src/tui/keymap.js';
+import { gridSizes, innerSize } from '../src/tui/pane-layout.js';
+import type { TerminalSize } from '../src/tui/pane-layout.js';
 import type { TuiStore } from '../src/tui/tui-store.js';
 import { ConfirmScreen } from './ConfirmScreen.js';
 import { Footer } from './Footer.js';
@@ -31,7 +33,8 @@ export interface TuiActions {
   openShell(taskId: string): Promise<void>;
   /** Focus the lane outside the app (a Herdr tab); false when the lane is in-app. */
   focusOutside(taskId: string): boolean;
-  resize(paneCols: number, paneRows: number): void;
+  /** The full pane size, and the size of each pane shown in a grid cell (src/tui/pane-layout.ts). */
+  resize(paneCols: number, paneRows: number, cells?: Record<string, TerminalSize>): void;
   runningInApp(): number;
   quit(): void;
 }
@@ -95,7 +98,6 @@ export function App({ store, actions, confirmLines }: AppProps) {
     stdout.on('resize', onResize);
     return () => void stdout.off('resize', onResize);
   }, [stdout]);
-  useEffect(() => actions.resize(paneCols - 2, bodyRows - 3), [paneCols, bodyRows, actions]);
 
   const rows = snapshot?.rows ?? [];
   const current = rows[Math.min(selected, rows.length - 1)];
@@ -126,6 +128,14 @@ export function App({ store, actions, confirmLines }: AppProps) {
 
   const visible = grid ? gridTasks(rows, current?.taskId, sessionOf) : current ? [current.taskId] : [];
   useEffect(() => store?.setVisible(visible), [store, visible.join('|')]);
+  // Each pane's terminal is the size of its cell; out of the grid, the full pane size. (Only
+  // a change of sizes resizes: selecting another lane out of the grid changes nothing.)
+  const full = innerSize(paneCols, bodyRows);
+  const sizes = JSON.stringify([full, gridSizes(visible, paneCols, bodyRows)]);
+  useEffect(() => {
+    const [{ cols, rows }, cells] = JSON.parse(sizes) as [TerminalSize, Record<string, TerminalSize>];
+    actions.resize(cols, rows, cells);
+  }, [sizes, actions]);
 
   const run = (command: Command) => {
     if (!current) return;

@@ -1,8 +1,9 @@
 import { Box } from 'ink';
 import type { LaneSession } from '../src/hosts/host.js';
+import { paneLayout } from '../src/tui/pane-layout.js';
 import { PaneView } from './PaneView.js';
 
-/** The focused lane's terminal, or a grid of up to four. Only these panes are rendered. */
+/** The focused lane's terminal, or a grid of up to four (src/tui/pane-layout.ts). Only these panes are rendered. */
 export function PaneArea({
   tasks,
   selected,
@@ -31,23 +32,19 @@ export function PaneArea({
       />
     );
   }
-  const columns = 2;
-  const rowsOfPanes = Math.ceil(tasks.length / columns);
-  const cellWidth = Math.floor(width / columns);
-  const cellHeight = Math.floor(height / rowsOfPanes);
   return (
     <Box flexDirection="column">
-      {Array.from({ length: rowsOfPanes }, (_, r) => (
+      {paneLayout(tasks, width, height).map((cells, r) => (
         <Box key={r}>
-          {tasks.slice(r * columns, r * columns + columns).map((task) => (
+          {cells.map((cell) => (
             <PaneView
-              key={task}
-              title={task}
-              session={sessionOf(task)}
-              width={cellWidth}
-              height={cellHeight}
-              focused={task === selected}
-              attached={attached && task === selected}
+              key={cell.task}
+              title={cell.task}
+              session={sessionOf(cell.task)}
+              width={cell.width}
+              height={cell.height}
+              focused={cell.task === selected}
+              attached={attached && cell.task === selected}
             />
           ))}
         </Box>

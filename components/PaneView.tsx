@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { LaneSession } from '../src/hosts/host.js';
 import type { ScreenModel, StyledRun } from '../src/hosts/screen.js';
+import { windowStart } from '../src/tui/pane-layout.js';
 
 // One lane's live terminal: the pty host's screen model drawn row by row with its colours
 // kept (palette → ansi256, true colour → hex). Hosts without a screen model (headless,
@@ -13,7 +14,14 @@ function inkColor(value: number | null, rgb: boolean): string | undefined {
 
 function runsOf(session: LaneSession, rows: number): StyledRun[][] {
   const screen = (session as { screen?: ScreenModel }).screen;
-  if (screen) return screen.styledLines().slice(0, rows);
+  if (screen) {
+    // A screen taller than the pane shows the rows around the cursor (src/tui/pane-layout.ts).
+    const lines = screen.styledLines();
+    let lastDrawn = lines.length - 1;
+    while (lastDrawn > 0 && lines[lastDrawn]!.length === 0) lastDrawn--;
+    const start = windowStart(lines.length, rows, screen.cursor().y, lastDrawn);
+    return lines.slice(start, start + rows);
+  }
   return session
     .recentLines(rows)
     .map((text) => [{ text, fg: null, bg: null, bold: false, fgRgb: false, bgRgb: false }]);

@@ -122,6 +122,7 @@ describe('lanes demo in a real terminal', () => {
     const confirm = await waitForScreen(/Start this batch\?[\s\S]*y start n cancel/, 60_000);
     expect(confirm).toMatch(/batch demo: 8 children in 4 waves/);
     expect(confirm).toMatch(/wave 4: index \(script\)/);
+    expect(confirm).toMatch(/max_parallel 3 \(plan\)[\s\S]*executor script \(plan\)/); // each value with its source
     saveScreen('confirm', confirm);
     await sendKey('y');
 

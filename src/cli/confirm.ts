@@ -2,17 +2,22 @@ import { createInterface } from 'node:readline/promises';
 import { resolveSettings } from '../core/batch-settings.js';
 import type { BatchSettings, SettingsOverrides } from '../core/batch-settings.js';
 import { loadConfig } from '../core/config.js';
+import type { Config } from '../core/config.js';
 import { badInput, LanesError } from '../core/errors.js';
 import { batchBranch } from '../core/ids.js';
 import { planDigest } from '../core/plan.js';
 import type { Plan } from '../core/plan.js';
 import { RECORD_CONTRACT } from '../core/record.js';
 import type { BatchRecord } from '../core/record.js';
+import { planWithPreferences } from '../core/preferences.js';
 import { computeWaves } from '../core/waves.js';
 import { gitVersion, resolveCommit, updateRef } from '../git/commits.js';
 import { listWorktrees } from '../git/worktrees.js';
 import { BatchFiles } from '../store/batch-files.js';
+import { readLaneDirectives } from '../store/lane-directives-file.js';
 import type { RepoPaths } from '../store/state-dir.js';
+import { checkExecutorPrograms } from './executor-preflight.js';
+import { describePreferences } from './describe-preferences.js';
 
 // Confirming a plan: preflight, the user's yes, then the batch branch, the confirmed plan
 // and the prepared record — in that order, so a crash in between can be started again.
@@ -32,15 +37,20 @@ export async function checkGitVersion(cwd: string): Promise<void> {
 export interface Preflight {
   baseHead: string;
   settings: BatchSettings;
+  config: Config;
 }
 
 export async function preflight(
   repo: RepoPaths,
   plan: Plan,
   overrides: SettingsOverrides,
+  /** Whether executors will start (not with `--no-run`): then their programs must exist. */
+  options: { checkPrograms?: boolean } = {},
 ): Promise<Preflight> {
   await checkGitVersion(repo.root);
-  const settings = resolveSettings(plan, loadConfig(repo.root), overrides);
+  const config = loadConfig(repo.root);
+  const settings = resolveSettings(plan, config, overrides, readLaneDirectives(repo.root));
+  if (options.checkPrograms) checkExecutorPrograms(plan, settings.preferences, config, repo.root);
   const files = new BatchFiles(repo.stateDir, plan.batch);
   if (files.store.read(plan.batch) !== null)
     throw new LanesError(
@@ -67,17 +77,18 @@ export async function preflight(
       `batch_branch_checked_out: ${branch} is checked out in ${checkedOut[0]!.path}`,
       2,
     );
-  return { baseHead, settings };
+  return { baseHead, settings, config };
 }
 
 export function describePlan(plan: Plan, p: Preflight): string {
   const waves = computeWaves(plan.children, p.settings.maxParallel);
   const lines = [
     `batch ${plan.batch}: ${plan.children.length} children in ${waves.length} waves from ${plan.base} (${p.baseHead.slice(0, 12)})`,
-    `max_parallel ${p.settings.maxParallel}, budget ${p.settings.budget.max_children} children / ${p.settings.budget.qa_failure_limit} QA failures`,
+    `max_parallel ${p.settings.maxParallel} (${p.settings.preferences.maxParallel.label}), budget ${p.settings.budget.max_children} children / ${p.settings.budget.qa_failure_limit} QA failures`,
     ...waves.map(
       (w, i) => `  wave ${i + 1}: ${w.map((c) => `${c.id} (${p.settings.executors[c.id]})`).join(', ')}`,
     ),
+    ...describePreferences(plan, p.settings.preferences, p.config),
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -119,7 +130,9 @@ export async function createBatch(
     !(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, '0'.repeat(p.baseHead.length)))
   )
     throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
-  files.writePlan(plan);
+  // The confirmed plan carries each child's resolved executor, model and effort: a resume
+  // runs what this confirmation showed (not part of the digest).
+  files.writePlan(planWithPreferences(plan, p.settings.preferences));
   const stamp = now.toISOString();
   const record: BatchRecord = {
     contract: RECORD_CONTRACT,
@@ -152,4 +165,23 @@ export async function createBatch(
     children: plan.children.length,
   });
   return record;
+}
+
+/**
+ * A plan given with --replan, as the batch will keep it: its executors must exist (exit 2),
+ * and like a confirmed plan it carries each child's resolved executor, model and effort.
+ */
+export function confirmedReplan(repoRoot: string, replan: Plan): Plan {
+  const settings = resolveSettings(replan, loadConfig(repoRoot), {}, readLaneDirectives(repoRoot));
+  return planWithPreferences(replan, settings.preferences);
+}
+
+/** Before a resume runs executors: those of the children that may still start one must exist. */
+export function checkResumePrograms(repoRoot: string, plan: Plan, record: BatchRecord): void {
+  const config = loadConfig(repoRoot);
+  const settings = resolveSettings(plan, config);
+  const open = record.children
+    .filter((c) => ['pending', 'lane_admitted', 'enrolled', 'needs_human'].includes(c.state))
+    .map((c) => c.task_id);
+  checkExecutorPrograms(plan, settings.preferences, config, repoRoot, open);
 }

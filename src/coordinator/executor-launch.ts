@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fillTemplate } from '../core/argv-template.js';
 import type { ExecutorProfile } from '../core/config.js';
 import type { PlanChild } from '../core/plan.js';
 
@@ -46,18 +47,17 @@ export interface TemplateValues {
   task: string;
   lane: string;
   run: string;
-  model?: string;
-  effort?: string;
+  model?: string | undefined;
+  effort?: string | undefined;
 }
 
-const PLACEHOLDER = /\{(prompt_file|prompt|task|lane|run|model|effort)\}/g;
-
-/** Fills `{...}` placeholders inside each argument; an argument stays one argument. */
+/** Fills the profile's argv template (src/core/argv-template.ts); an argument stays one argument. */
 export function fillArgv(profile: ExecutorProfile, values: TemplateValues): string[] {
-  const all: Record<string, string> = {
+  return fillTemplate(profile.argv, {
     ...values,
-    model: values.model ?? profile.model ?? '',
-    effort: values.effort ?? profile.effort ?? '',
-  };
-  return profile.argv.map((arg) => arg.replace(PLACEHOLDER, (_, key: string) => all[key] ?? ''));
+    model: values.model ?? profile.model,
+    effort: values.effort ?? profile.effort,
+    permission_mode: profile.permission_mode,
+    approval_policy: profile.approval_policy,
+  });
 }

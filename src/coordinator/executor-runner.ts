@@ -132,6 +132,9 @@ export class ExecutorRunner {
         task: h.task_id,
         lane: h.lane_path,
         run: child.run ?? '',
+        // (the confirmed plan holds each child's resolved model and effort: src/cli/confirm.ts)
+        model: child.model,
+        effort: child.effort,
       }),
       env: {
         ...profile.env,

@@ -1,49 +1,51 @@
 import type { Config } from './config.js';
-import { executorProfiles } from './config.js';
 import { badInput } from './errors.js';
-import type { Plan, PlanChild } from './plan.js';
-import { DEFAULT_MAX_PARALLEL, DEFAULT_QA_FAILURE_LIMIT } from './plan.js';
+import type { LaneDirectives } from './lane-directives.js';
+import type { Plan } from './plan.js';
+import { DEFAULT_QA_FAILURE_LIMIT } from './plan.js';
+import { resolvePreferences } from './preferences.js';
+import type { Preferences } from './preferences.js';
 
-// What a batch runs with once plan, config and command-line overrides are combined.
+// What a batch runs with once plan, config, the repository's directives and command-line
+// overrides are combined (the executor preferences: src/core/preferences.ts).
 
 export interface BatchSettings {
   maxParallel: number;
   budget: { max_children: number; qa_failure_limit: number };
   /** Executor profile name per child id. */
   executors: Record<string, string>;
+  /** Every preference with its source, for the confirmation and the launch. */
+  preferences: Preferences;
 }
 
 export interface SettingsOverrides {
   parallel?: number;
   executor?: string;
+  model?: string;
+  effort?: string;
 }
 
 export function resolveSettings(
   plan: Plan,
   config: Config,
   overrides: SettingsOverrides = {},
+  directives: LaneDirectives = {},
 ): BatchSettings {
-  const profiles = executorProfiles(config);
-  const fallback = overrides.executor ?? plan.executor ?? config.default_executor ?? 'claude';
-  const problems: string[] = [];
+  const preferences = resolvePreferences(plan, config, overrides, directives);
+  if (preferences.problems.length)
+    throw badInput(
+      'plan_invalid',
+      `plan cannot run:\n${preferences.problems.map((p) => `  ${p}`).join('\n')}`,
+    );
   const executors: Record<string, string> = {};
-  plan.children.forEach((child: PlanChild, i) => {
-    const name = child.executor ?? fallback;
-    executors[child.id] = name;
-    const where = child.executor ? `children[${i}].executor` : overrides.executor ? '--executor' : 'executor';
-    if (!(name in profiles))
-      problems.push(`${where}: unknown executor profile "${name}" (child "${child.id}")`);
-    else if (profiles[name]?.argv.some((arg) => arg.includes('{run}')) && !child.run)
-      problems.push(`children[${i}].run: required by the "${name}" executor (child "${child.id}")`);
-  });
-  if (problems.length)
-    throw badInput('plan_invalid', `plan cannot run:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  for (const [id, p] of Object.entries(preferences.children)) executors[id] = p.executor.value;
   return {
-    maxParallel: overrides.parallel ?? plan.max_parallel ?? config.max_parallel ?? DEFAULT_MAX_PARALLEL,
+    maxParallel: preferences.maxParallel.value,
     budget: {
       max_children: plan.budget.max_children ?? plan.children.length,
       qa_failure_limit: plan.budget.qa_failure_limit ?? DEFAULT_QA_FAILURE_LIMIT,
     },
     executors,
+    preferences,
   };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { badInput } from './errors.js';
 import { idSchema } from './ids.js';
 import { formatIssues } from './issues.js';
+import { effortSchema, modelSchema, permissionSchema } from './preference-values.js';
 import { scopeEntryProblem } from './scope.js';
 
 // lanes.config.json at the repository root (SPEC §2.2). Optional; every field has a default.
@@ -14,16 +15,22 @@ const noNul = (s: string) => !s.includes('\0');
 
 /**
  * An executor profile: an argv template. Placeholders `{prompt}`, `{prompt_file}`,
- * `{task}`, `{lane}`, `{model}`, `{effort}` and `{run}` (the child's `run:` string) are
- * replaced whole-argument-wise; no shell runs unless argv[0] names one.
+ * `{task}`, `{lane}`, `{run}` (the child's `run:` string), and the optional `{model}`,
+ * `{effort}`, `{permission_mode}`, `{approval_policy}` are replaced inside each argument;
+ * no shell runs unless argv[0] names one. An unset optional one drops its argument and the
+ * flag before it (src/core/argv-template.ts).
  */
 export const profileSchema = z.strictObject({
   argv: z
     .array(z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
     .min(1)
     .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' }),
-  model: z.string().optional(),
-  effort: z.string().optional(),
+  model: modelSchema.optional(),
+  effort: effortSchema.optional(),
+  /** The agent's own permission word: Claude Code's --permission-mode, Codex's --sandbox. */
+  permission_mode: permissionSchema.optional(),
+  /** Codex's --ask-for-approval. */
+  approval_policy: permissionSchema.optional(),
   /** Regular expressions that, on an idle screen, mean "the executor waits for the user". */
   prompt_patterns: z.array(z.string()).default([]),
   /** Environment variables added for the executor. */
@@ -44,8 +51,24 @@ const relativePath = z.string().superRefine((entry, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
+/**
+ * A profile named after a built-in one and without `argv` extends it: `{"claude": {"model":
+ * "opus"}}` keeps the built-in argv (and whatever lanes adds to it) and sets the model.
+ */
+function extendBuiltins(raw: unknown): unknown {
+  // (called at parse time, so BUILTIN_PROFILES below is there by then)
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const [name, profile] of Object.entries(raw)) {
+    const builtin = Object.hasOwn(BUILTIN_PROFILES, name) ? BUILTIN_PROFILES[name] : undefined;
+    const extend = builtin && profile !== null && typeof profile === 'object' && !('argv' in profile);
+    out[name] = extend ? { ...builtin, ...profile } : profile;
+  }
+  return out;
+}
+
 export const configSchema = z.strictObject({
-  executors: z.record(idSchema, profileSchema).default({}),
+  executors: z.preprocess(extendBuiltins, z.record(idSchema, profileSchema)).default({}),
   default_executor: idSchema.optional(),
   max_parallel: z.number().int().positive().optional(),
   /** Where lanes live: `{repo}`, `{batch}` and `{child}` are replaced; relative to the repo root. */
@@ -63,14 +86,38 @@ export const configSchema = z.strictObject({
 });
 export type Config = z.output<typeof configSchema>;
 
-/** Built-in executor profiles; a profile of the same name in the config replaces one. */
+/** Built-in executor profiles; a profile of the same name in the config replaces one (or, without argv, extends it). */
 export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
   claude: {
-    argv: ['claude', '{prompt}'],
+    argv: [
+      'claude',
+      '--model',
+      '{model}',
+      '--effort',
+      '{effort}',
+      '--permission-mode',
+      '{permission_mode}',
+      '{prompt}',
+    ],
     prompt_patterns: ['Do you want to', '\\(y/n\\)', '❯ 1\\. Yes'],
     env: {},
   },
-  codex: { argv: ['codex', '{prompt}'], prompt_patterns: ['Allow command\\?', '\\(y/n\\)'], env: {} },
+  codex: {
+    argv: [
+      'codex',
+      '--model',
+      '{model}',
+      '-c',
+      'model_reasoning_effort="{effort}"',
+      '--sandbox',
+      '{permission_mode}',
+      '--ask-for-approval',
+      '{approval_policy}',
+      '{prompt}',
+    ],
+    prompt_patterns: ['Allow command\\?', '\\(y/n\\)'],
+    env: {},
+  },
   aider: {
     argv: ['aider', '--yes-always', '--message-file', '{prompt_file}'],
     prompt_patterns: ['\\(Y\\)es/\\(N\\)o'],

@@ -27,6 +27,9 @@ export type ErrorCode =
   | 'batch_branch_checked_out'
   | 'batch_exists'
   | 'preflight_failed'
+  // Executor preferences (src/core/preferences.ts) and the executor preflight.
+  | 'directive_invalid'
+  | 'executor_missing'
   // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
   | 'herdr_not_detected'
   | 'herdr_too_old'

@@ -7,6 +7,7 @@ import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { badInput, LanesError } from './errors.js';
 import { idSchema } from './ids.js';
 import { describeIssue, formatPath } from './issues.js';
+import { effortSchema, modelSchema } from './preference-values.js';
 import { normalizeScopeEntry, scopeEntryProblem } from './scope.js';
 
 // The plan (SPEC §2.1): parsed with zod, then checked for the rules a schema cannot say
@@ -59,6 +60,9 @@ const childSchema = z.strictObject({
   scope: z.array(scopeEntrySchema).min(1),
   acceptance: z.array(checkSchema).min(1),
   executor: idSchema.optional(),
+  // Executor preferences (src/core/preferences.ts); not part of the digest.
+  model: modelSchema.optional(),
+  effort: effortSchema.optional(),
   run: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
   prompt: z.string().refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
   review: z.literal('human', { message: 'must be "human" (or left out)' }).optional(),
@@ -72,6 +76,8 @@ const planSchema = z.strictObject({
     .strictObject({ max_children: positiveInt.optional(), qa_failure_limit: positiveInt.optional() })
     .default({}),
   executor: idSchema.optional(),
+  model: modelSchema.optional(),
+  effort: effortSchema.optional(),
   children: z.array(childSchema).min(1),
 });
 

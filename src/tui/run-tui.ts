@@ -19,6 +19,7 @@ import { makeHost } from '../cli/run-batch.js';
 import type { HostName } from '../cli/run-batch.js';
 import { laneDiff, laneQaLog } from './lane-views.js';
 import { Notifier } from './notify.js';
+import { resizeSessions } from './pane-layout.js';
 import { INK_OPTIONS } from './ink-options.js';
 import { TuiStore } from './tui-store.js';
 
@@ -114,10 +115,10 @@ export async function runTui(run: TuiRun): Promise<number> {
         void session.focus();
         return true;
       },
-      resize: (cols, rows) => {
+      resize: (cols, rows, cells) => {
         if (host instanceof PtyHost) host.setSize(cols, rows);
         shellHost.setSize(cols, rows);
-        for (const s of [...store!.sessions.values(), ...store!.shells.values()]) s.resize(cols, rows);
+        resizeSessions([...store!.sessions, ...store!.shells], { cols, rows }, cells);
       },
       runningInApp: () => [...store!.sessions.values()].filter((s) => s.running && s.host === 'pty').length,
       quit: () => quit(),

@@ -14,6 +14,7 @@ let repo: string;
 let plan: string;
 let otherTopology: string;
 let otherBatch: string;
+let claudeBatch: string;
 let unknownExecutor: string;
 let scriptWithoutRun: string;
 let aFile: string;
@@ -36,7 +37,13 @@ beforeAll(async () => {
   otherBatch = join(dir, 'b2.yaml');
   writeFileSync(
     otherBatch,
-    'batch: b2\nchildren:\n  - { id: T1, goal: g, scope: [src], acceptance: [{ id: A1, run: ["true"] }] }\n',
+    'batch: b2\nexecutor: script\nchildren:\n  - { id: T1, goal: g, run: "true", scope: [src], acceptance: [{ id: A1, run: ["true"] }] }\n',
+  );
+  claudeBatch = join(dir, 'b3.yaml');
+  writeFileSync(
+    claudeBatch,
+    'batch: b3\nchildren:\n  - { id: T1, goal: g, scope: [src], acceptance: [{ id: A1, run: ["true"] }] }\n' +
+      '  - { id: T2, goal: g, scope: [doc], acceptance: [{ id: A1, run: ["true"] }] }\n',
   );
   // Same batch and topology as b1, but children that cannot run.
   unknownExecutor = join(dir, 'b1-unknown-executor.yaml');
@@ -183,6 +190,38 @@ const CASES: [string, () => string[], string][] = [
   ['log --follow --json', () => ['log', 'b1', '--follow', '--json'], 'cannot --follow'],
   ['log of an unknown batch', () => ['log', 'nope'], 'no batch named "nope"'],
   ['demo with an unknown option', () => ['demo', '--bogus'], "Unknown option '--bogus'"],
+  // Executor preferences and the executor preflight (b1's children run the default, claude,
+  // which this machine's PATH does not have).
+  [
+    'start --effort hgih',
+    () => ['start', otherBatch, '--yes', '--effort', 'hgih'],
+    '--effort "hgih" must be one of',
+  ],
+  [
+    'start --model with a blank',
+    () => ['start', otherBatch, '--yes', '--model', 'a b'],
+    'must be a model name',
+  ],
+  [
+    'start --model that reads as a flag',
+    () => ['start', otherBatch, '--yes', '--model=-x'],
+    'must be a model name',
+  ],
+  [
+    'start with an executor that is not on PATH',
+    () => ['start', otherBatch, '--yes', '--headless', '--executor', 'codex'],
+    'executor profile "codex" runs "codex", which is not on PATH (child T1)',
+  ],
+  [
+    'start of children whose executor is not on PATH',
+    () => ['start', claudeBatch, '--yes', '--headless'],
+    'executor profile "claude" runs "claude", which is not on PATH (children T1, T2)',
+  ],
+  [
+    'resume of a batch whose executor is not on PATH',
+    () => ['resume', 'b1', '--headless'],
+    'executor profile "claude" runs "claude", which is not on PATH (children T1, T2)',
+  ],
 ];
 
 describe('bad command lines: exit 2, a message, nothing written', () => {

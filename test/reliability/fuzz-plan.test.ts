@@ -39,6 +39,8 @@ const BASES: Json[] = [
         scope: ['src/auth/**', 'test/auth/**'],
         acceptance: [{ id: 'A1', run: ['npm', 'test'], timeout_ms: 1000 }],
         run: 'sh scripts/t1.sh',
+        model: 'opus',
+        effort: 'high',
       },
       {
         id: 'T2',
@@ -75,13 +77,30 @@ const goodId = (v: unknown) =>
 const positiveInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
 const text = (v: unknown) => typeof v === 'string' && v.trim() !== '' && !v.includes('\0');
 
+/** A model is one argument that cannot read as a flag; an effort one of the known levels. */
+function preferenceProblems(o: { model?: unknown; effort?: unknown }, at: string): string[] {
+  const out: string[] = [];
+  if (
+    o.model !== undefined &&
+    !(typeof o.model === 'string' && /^[A-Za-z0-9][A-Za-z0-9._:/@[\]+-]{0,127}$/.test(o.model))
+  )
+    out.push(`${at}: model`);
+  if (
+    o.effort !== undefined &&
+    !['minimal', 'low', 'medium', 'high', 'xhigh', 'max'].includes(o.effort as string)
+  )
+    out.push(`${at}: effort`);
+  return out;
+}
+
 /** SPEC §2.1, re-stated without the code under test: every rule an accepted plan must meet. */
 function planProblems(plan: Plan): string[] {
   const out: string[] = [];
   const known = (obj: object, keys: string[], at: string) => {
     for (const k of Object.keys(obj)) if (!keys.includes(k)) out.push(`${at}: unknown field ${k}`);
   };
-  known(plan, ['batch', 'base', 'max_parallel', 'budget', 'executor', 'children'], 'plan');
+  known(plan, ['batch', 'base', 'max_parallel', 'budget', 'executor', 'model', 'effort', 'children'], 'plan');
+  out.push(...preferenceProblems(plan, 'plan'));
   if (!goodId(plan.batch)) out.push('batch id');
   if (!text(plan.base)) out.push('base');
   if (plan.max_parallel !== undefined && !positiveInt(plan.max_parallel)) out.push('max_parallel');
@@ -93,7 +112,24 @@ function planProblems(plan: Plan): string[] {
   if (new Set(ids).size !== ids.length) out.push('duplicate child ids');
   for (const c of plan.children) {
     const at = `child ${c.id}`;
-    known(c, ['id', 'goal', 'blocked_by', 'scope', 'acceptance', 'executor', 'run', 'prompt', 'review'], at);
+    known(
+      c,
+      [
+        'id',
+        'goal',
+        'blocked_by',
+        'scope',
+        'acceptance',
+        'executor',
+        'model',
+        'effort',
+        'run',
+        'prompt',
+        'review',
+      ],
+      at,
+    );
+    out.push(...preferenceProblems(c, at));
     if (!goodId(c.id)) out.push(`${at}: id`);
     if (!text(c.goal)) out.push(`${at}: goal`);
     if (new Set(c.blocked_by).size !== c.blocked_by.length) out.push(`${at}: blocked_by twice`);

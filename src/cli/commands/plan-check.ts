@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { resolveSettings } from '../../core/batch-settings.js';
 import { DEFAULT_CONFIG, loadConfig } from '../../core/config.js';
-import type { Config } from '../../core/config.js';
 import { badInput } from '../../core/errors.js';
 import { loadPlan, planDigest } from '../../core/plan.js';
 import { computeWaves } from '../../core/waves.js';
+import { readLaneDirectives } from '../../store/lane-directives-file.js';
 import { parseCommand } from '../args.js';
 import { bold, dim } from '../style.js';
 import type { CommandContext } from '../context.js';
@@ -18,8 +18,9 @@ export function planCheck(ctx: CommandContext, argv: string[]): number {
   const file = positionals[0];
   if (!file) throw badInput('usage', `usage: ${planCheckUsage}`);
   const plan = loadPlan(resolve(ctx.cwd, file));
-  const config = configNear(ctx.cwd);
-  const settings = resolveSettings(plan, config);
+  const root = workTreeRoot(ctx.cwd);
+  const config = root ? loadConfig(root) : DEFAULT_CONFIG;
+  const settings = resolveSettings(plan, config, {}, root ? readLaneDirectives(root) : {});
   const waves = computeWaves(plan.children, settings.maxParallel);
   const out: string[] = [];
   out.push(
@@ -36,14 +37,15 @@ export function planCheck(ctx: CommandContext, argv: string[]): number {
 }
 
 /**
- * The config at the root of the work tree around `cwd`, or the defaults outside one.
- * The root is the nearest directory holding a `.git` (a directory, or the file of a linked
- * worktree), as git finds it; looking on disk instead of asking git keeps `plan check` free
- * of a git process and of the process library (a third of its start-up time).
+ * The root of the work tree around `cwd` (its config and AGENTS.md / CLAUDE.md are read),
+ * or null outside one. The root is the nearest directory holding a `.git` (a directory, or
+ * the file of a linked worktree), as git finds it; looking on disk instead of asking git
+ * keeps `plan check` free of a git process and of the process library (a third of its
+ * start-up time).
  */
-function configNear(cwd: string): Config {
+function workTreeRoot(cwd: string): string | null {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.git'))) return loadConfig(dir);
-    if (dirname(dir) === dir) return DEFAULT_CONFIG;
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return null;
   }
 }

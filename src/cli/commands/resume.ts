@@ -1,6 +1,4 @@
 import { resolve } from 'node:path';
-import { resolveSettings } from '../../core/batch-settings.js';
-import { loadConfig } from '../../core/config.js';
 import { badInput } from '../../core/errors.js';
 import { loadPlan } from '../../core/plan.js';
 import { TERMINAL_BATCH_STATES } from '../../core/record.js';
@@ -11,6 +9,7 @@ import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
 import { checkLimits } from '../../core/reopen.js';
 import { batchPorts } from '../batch-ports.js';
+import { checkResumePrograms, confirmedReplan } from '../confirm.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
 import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
@@ -80,7 +79,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     if (values.replan) {
       approval.replan = loadPlan(resolve(ctx.cwd, values.replan));
       checkReplan(ports.store.readPlan(), approval.replan);
-      resolveSettings(approval.replan, loadConfig(repo.root)); // its executors must exist (exit 2)
+      approval.replan = confirmedReplan(repo.root, approval.replan); // (exit 2 if it cannot run)
     }
   } else if (
     (record.batch_state === 'needs_human' || record.batch_state === 'budget_stopped') &&
@@ -95,6 +94,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     );
     return 3;
   }
+  checkResumePrograms(repo.root, approval?.replan ?? ports.store.readPlan(), record);
   const command = ['lanes', 'resume', ...argv].join(' ');
   if (drawsTui(values.headless)) {
     // In the TUI a parked batch waits on screen for `r`, the fresh confirmation.

@@ -5,6 +5,7 @@ import { currentReport } from '../../core/tick.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';
 import { parseCommand, positiveIntArg } from '../args.js';
+import { preferenceArgs } from '../preference-args.js';
 import { batchPorts } from '../batch-ports.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../confirm.js';
 import type { CommandContext } from '../context.js';
@@ -13,7 +14,7 @@ import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
 import { runTui } from '../lazy-tui.js';
 
 const USAGE =
-  'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--no-run]';
+  'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--model M] [--effort E] [--no-run]';
 
 /** `lanes start <plan>`: confirm the plan, create the batch, and run it (or, with --no-run, print the first report). */
 export async function startCommand(ctx: CommandContext, argv: string[]): Promise<number> {
@@ -26,6 +27,8 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       host: { type: 'string' },
       yes: { type: 'boolean', short: 'y' },
       executor: { type: 'string' },
+      model: { type: 'string' },
+      effort: { type: 'string' },
       'no-run': { type: 'boolean' },
       json: { type: 'boolean' },
     },
@@ -35,11 +38,17 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   if (!file) throw badInput('usage', USAGE);
   const host = parseHost(values.host);
   const parallel = positiveIntArg('start', 'parallel', values.parallel);
-  const loaded = loadPlan(resolve(ctx.cwd, file));
-  // --executor becomes the plan's default executor, so a resume runs the same executors.
-  const plan = values.executor ? { ...loaded, executor: values.executor } : loaded;
+  const preferences = preferenceArgs('start', values);
+  const plan = loadPlan(resolve(ctx.cwd, file));
   const repo = await findRepo(ctx.cwd);
-  const checked = await preflight(repo, plan, parallel !== undefined ? { parallel } : {});
+  // The resolved executors, models and efforts go into the confirmed plan, so a resume
+  // runs what was confirmed (src/cli/confirm.ts).
+  const checked = await preflight(
+    repo,
+    plan,
+    { ...preferences, ...(parallel !== undefined ? { parallel } : {}) },
+    { checkPrograms: !values['no-run'] },
+  );
   const command = ['lanes', 'start', ...argv].join(' ');
   if (drawsTui(values.headless) && !values['no-run'] && !values.json) {
     const create = async () => {

@@ -1,6 +1,4 @@
 import { isAbsolute, resolve } from 'node:path';
-import { resolveSettings } from '../../core/batch-settings.js';
-import { loadConfig } from '../../core/config.js';
 import { badInput } from '../../core/errors.js';
 import { ID_PATTERN } from '../../core/ids.js';
 import { loadPlan } from '../../core/plan.js';
@@ -12,6 +10,7 @@ import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import { batchPorts } from '../batch-ports.js';
+import { confirmedReplan } from '../confirm.js';
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
 
@@ -102,7 +101,7 @@ export async function tickCommand(ctx: CommandContext, argv: string[]): Promise<
       );
     if (input.approval.replan) {
       checkReplan(ports.store.readPlan(), input.approval.replan);
-      resolveSettings(input.approval.replan, loadConfig(repo.root)); // its executors must exist (exit 2)
+      input.approval.replan = confirmedReplan(repo.root, input.approval.replan); // (exit 2 if it cannot run)
     }
   }
   const lock = await acquireBatchLock(repo.stateDir, batchId, ['lanes', 'tick', ...argv].join(' '));
