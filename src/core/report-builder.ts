@@ -1,5 +1,6 @@
 import type { Handoff, LaneRefusal, Report } from './report.js';
 import { expectedHead } from './lineage.js';
+import { finalChecksOf } from './final-verification.js';
 import { laneBranch } from './ids.js';
 import { IN_FLIGHT_STATES, INTEGRATED_STATES } from './record.js';
 import { budgetSpent, startableChildren } from './schedule.js';
@@ -21,7 +22,11 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   const handoffs: Handoff[] = [];
   let reason = options.reason ?? null;
 
-  if (record.batch_state === 'running' && record.children.every((c) => INTEGRATED_STATES.has(c.state))) {
+  if (
+    record.batch_state === 'running' &&
+    record.children.every((c) => INTEGRATED_STATES.has(c.state)) &&
+    finalChecksOf(ctx).length === 0 // else verifyBatch completes it once they pass
+  ) {
     ctx.save(setBatchState(record, 'completed'));
     ctx.journal('batch-completed', { commits: ctx.record.commits.length });
   }
