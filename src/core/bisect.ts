@@ -1,4 +1,4 @@
-// Attribution by bisection (docs/DESIGN.md "Final verification"): the integration commits
+// Attribution by bisection (docs/DECISIONS.md "Final verification"): the integration commits
 // c1..cN of a batch whose tip (the prefix of length N) is red and whose base (length 0) is
 // taken as green. The state is two prefix lengths, `good` < `bad`; every probe halves the
 // distance, so the first red commit is found in ceil(log2 N) runs. The state is plain data:

@@ -1,7 +1,7 @@
 import type { BatchRecord } from './record.js';
 import { INTEGRATED_STATES } from './record.js';
 
-// `lanes clean` (docs/DESIGN.md "Cleaning up"): which of a batch's lanes may go without
+// `lanes clean` (docs/DECISIONS.md "Cleaning up"): which of a batch's lanes may go without
 // losing work. A lane whose work is integrated (or dropped by the user) goes; any other
 // lane with work in it — changes in its worktree, or commits on its branch that the batch
 // branch lacks — is named, and goes only with --force (to the trash first).

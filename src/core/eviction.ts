@@ -2,7 +2,7 @@ import type { KernelRecord } from './kernel.js';
 import type { BatchRecord, ChildRecord } from './record.js';
 import { INTEGRATED_STATES } from './record.js';
 
-// Eviction after a red final verification (docs/DESIGN.md "Final verification"): which
+// Eviction after a red final verification (docs/DECISIONS.md "Final verification"): which
 // children leave the batch branch, and the record once the branch is rebuilt without
 // them. Pure: the git work (the rebuild, the lanes) is done through the ports before the
 // record moves here.

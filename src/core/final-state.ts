@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from './ids.js';
 
-// The persisted state of the whole batch's final verification (docs/DESIGN.md "Final
+// The persisted state of the whole batch's final verification (docs/DECISIONS.md "Final
 // verification"): which tip is verified, how far the bisection has come, and the rebuild
 // of the batch branch that evicts a culprit. It lives in the batch record and is written
 // before every final-check run and before the batch branch moves, so a crash resumes the

@@ -10,7 +10,7 @@ import { INTEGRATED_STATES } from './record.js';
 import type { TickContext } from './tick-context.js';
 import { setBatchState } from './transitions.js';
 
-// The whole batch's final verification (docs/DESIGN.md "Final verification"), a tick step
+// The whole batch's final verification (docs/DECISIONS.md "Final verification"), a tick step
 // after integration: once every child is integrated the final checks run on the batch
 // tip; green completes the batch. Red bisects the integration commits for the first red
 // one, rebuilds the batch branch without its child and that child's dependents, verifies

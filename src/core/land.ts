@@ -1,6 +1,6 @@
 import type { BatchState } from './record.js';
 
-// Landing a completed batch (docs/DESIGN.md "Landing"): what `lanes land` does with the
+// Landing a completed batch (docs/DECISIONS.md "Landing"): what `lanes land` does with the
 // branch it lands on, decided from facts git read. Never a change to a worktree with
 // changes in it, never a merge unless asked, never anything while the batch is not done.
 

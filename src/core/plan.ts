@@ -73,7 +73,7 @@ const planSchema = z.strictObject({
     .default({}),
   executor: idSchema.optional(),
   children: z.array(childSchema).min(1),
-  /** Checks of the whole batch, run on the batch tip once every child is integrated (docs/DESIGN.md). */
+  /** Checks of the whole batch, run on the batch tip once every child is integrated (docs/DECISIONS.md). */
   final_checks: z.array(checkSchema).min(1).optional(),
 });
 

@@ -90,7 +90,7 @@ export interface QaPort {
   ): Promise<CheckRun[]>;
 }
 
-/** What the final verification needs beyond the GitPort (docs/DESIGN.md "Final verification"). */
+/** What the final verification needs beyond the GitPort (docs/DECISIONS.md "Final verification"). */
 export interface FinalPort {
   /** Runs the checks in a scratch checkout of `commit` (files copied, setup run); output kept in the logs. */
   runChecks(commit: string, checks: readonly AcceptanceCheck[], label: string): Promise<CheckRun[]>;

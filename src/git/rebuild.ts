@@ -4,7 +4,7 @@ import { commitTree, identityEnv, resolveCommit } from './commits.js';
 import { git, gitLine, splitNul } from './git.js';
 import { isClean, listWorktrees, realpathOrNull } from './worktrees.js';
 
-// Rebuilding the batch branch without an evicted child (docs/DESIGN.md "Final
+// Rebuilding the batch branch without an evicted child (docs/DECISIONS.md "Final
 // verification"), with the plumbing of integration: merge-tree, commit-tree and the
 // compare-and-swap update-ref. Git 2.39 has no `merge-tree --merge-base`, so a replay
 // (a cherry-pick of laneBase→laneCommit onto head) merges laneCommit with a throwaway
