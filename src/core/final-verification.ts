@@ -158,15 +158,24 @@ async function planRebuild(
   const evicted = new Set([culprit]);
   const commits: Rebuild['commits'] = [];
   const conflicts: Rebuild['conflicts'] = [];
-  for (const sha of fv.commits.slice(position)) {
+  // A lane based on the base or a kept commit has that base in the rebuilt branch's
+  // history: merge-tree finds it as the merge base, as in a first integration.
+  const onNewChain = new Set([record.base_head, ...fv.commits.slice(0, position - 1)]);
+  const later = fv.commits.slice(position).map((sha) => {
     const child = childOfCommit(record, sha);
     if (!child) throw new Error(`final verification: no child owns ${sha}`);
+    return child;
+  });
+  await port.prepareReplay?.(later.map((c) => c.lane!.lane_commit!));
+  for (const child of later) {
     if (dependsOnAny(record, child, evicted)) {
       evicted.add(child.task_id);
       continue;
     }
     const lane = child.lane!;
-    const merged = await port.replayTree(head, lane.base_head, lane.lane_commit!);
+    const merged = onNewChain.has(lane.base_head)
+      ? await ctx.ports.git.mergeTree(head, lane.lane_commit!)
+      : await port.replayTree(head, lane.base_head, lane.lane_commit!);
     if ('conflicts' in merged) {
       conflicts.push({ task_id: child.task_id, paths: merged.conflicts });
       evicted.add(child.task_id);

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { commitTree, identityEnv, resolveCommit } from './commits.js';
-import { git, gitLine, splitNul } from './git.js';
+import { git, splitNul } from './git.js';
 import { isClean, listWorktrees, realpathOrNull } from './worktrees.js';
 
 // Rebuilding the batch branch without an evicted child (docs/DECISIONS.md "Final
@@ -18,8 +18,13 @@ export async function replayTree(
   laneBase: string,
   laneCommit: string,
 ): Promise<{ tree: string } | { conflicts: string[] }> {
-  const headTree = await gitLine(root, ['rev-parse', '--verify', `${head}^{tree}`]);
-  const stand = await commitTree(root, headTree, laneBase, 'lanes: replay base\n', await identityEnv(root));
+  const stand = await commitTree(
+    root,
+    `${head}^{tree}`,
+    laneBase,
+    'lanes: replay base\n',
+    await identityEnv(root),
+  );
   const out = await git(
     root,
     ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', stand, laneCommit],
