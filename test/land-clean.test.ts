@@ -155,3 +155,28 @@ describe('lanes clean', () => {
     expect(trashed).toBe('refs/lanes-trash/cu/P');
   }, 120_000);
 });
+
+describe('bad arguments to land and clean', () => {
+  it('exit 2 with a message naming what is wrong, and nothing written', async () => {
+    const repo = await leanRepo();
+    const cases: [string[], string][] = [
+      [['land'], 'usage: lanes land <batch>'],
+      [['land', 'b1', '--into=-x'], '--into "-x" is not a valid name'],
+      [['land', 'b1', '--into', 'a..b'], '--into "a..b" is not a valid name'],
+      [['land', 'b1', '--push', 'a b'], '--push "a b" is not a valid name'],
+      [['land', 'b1', '--bogus'], "Unknown option '--bogus'"],
+      [['land', 'no/such'], 'is not a valid batch id'],
+      [['land', 'nosuch'], 'no batch named "nosuch"'],
+      [['clean'], 'usage: lanes clean <batch>'],
+      [['clean', 'b1', 'extra'], 'unexpected argument "extra"'],
+      [['clean', 'b1', '--force=yes'], "--force' does not take an argument"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await lanesInProcess(['-C', repo, ...args]);
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(message);
+      expect(r.stdout).toBe('');
+    }
+    expect(existsSync(stateDir(repo))).toBe(false);
+  });
+});

@@ -150,7 +150,8 @@ function finalVerificationProblems(record: BatchRecord): string[] {
   const fv = record.final_verification;
   if (!fv) return [];
   const out = finalStateProblems(fv).map((p) => `final_verification.${p}`);
-  if (record.batch_state !== 'running')
+  // (failed: the lineage guard may fail a batch in the middle of a verification)
+  if (record.batch_state !== 'running' && record.batch_state !== 'failed')
     out.push(`final_verification: the batch is ${record.batch_state}, not running`);
   const notIntegrated = record.children.filter((c) => !INTEGRATED_STATES.has(c.state));
   if (fv.phase !== 'verify_rebuilt' && notIntegrated.length > 0)

@@ -22,10 +22,14 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   const handoffs: Handoff[] = [];
   let reason = options.reason ?? null;
 
+  // With final checks, verifyBatch completes the batch once they pass; until then (a
+  // verification cut short by a moved branch) it is not stopped either.
+  const finalPending =
+    finalChecksOf(ctx).length > 0 && record.children.every((c) => INTEGRATED_STATES.has(c.state));
   if (
     record.batch_state === 'running' &&
     record.children.every((c) => INTEGRATED_STATES.has(c.state)) &&
-    finalChecksOf(ctx).length === 0 // else verifyBatch completes it once they pass
+    !finalPending
   ) {
     ctx.save(setBatchState(record, 'completed'));
     ctx.journal('batch-completed', { commits: ctx.record.commits.length });
@@ -76,7 +80,8 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
       ctx.record.batch_state === 'running' &&
       !inFlight &&
       startable.length === 0 &&
-      !options.dispatchPaused
+      !options.dispatchPaused &&
+      !finalPending
     ) {
       const parked = ctx.record.children.filter((c) => c.state === 'needs_human');
       const next =
