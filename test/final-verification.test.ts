@@ -75,6 +75,10 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     const runs = finalRuns(repo, 'fv');
     expect(runs.length).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(8)) + 1);
     expect(runs[0]).toMatchObject({ role: 'tip', passed: false });
+    // Each run's output is kept in the batch's logs.
+    const log = (runs[0]!.logs as string[])[0]!;
+    expect(log).toContain(join('logs', 'final'));
+    expect(existsSync(log)).toBe(true);
     expect(runs.at(-1)).toMatchObject({ role: 'rebuilt', passed: true });
     const events = readJournal(repo, 'fv').entries.map((e) => e.event);
     expect(events).toContain('culprit-found');

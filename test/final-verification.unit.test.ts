@@ -49,7 +49,7 @@ describe('bisect', () => {
 
 const IDS = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8'];
 
-function plan(): Plan {
+function plan(withFinalChecks = true): Plan {
   return parsePlanText(
     JSON.stringify({
       batch: 'b1',
@@ -60,7 +60,7 @@ function plan(): Plan {
         scope: [`f/${id}`],
         acceptance: [{ id: 'own', run: ['true'] }],
       })),
-      final_checks: [{ id: 'whole', run: ['true'] }],
+      ...(withFinalChecks ? { final_checks: [{ id: 'whole', run: ['true'] }] } : {}),
     }),
     'plan.json',
   );
@@ -204,6 +204,19 @@ async function runStep(w: World): Promise<void> {
 }
 
 describe('verifyBatch', () => {
+  it("uses the config's final checks when the plan has none, and none at all leaves the batch alone", async () => {
+    const w = world('c2');
+    const ports = { ...w.ports, finalChecks: [{ id: 'config-suite', run: ['true'], timeout_ms: 1000 }] };
+    await verifyBatch(new TickContext(ports, w.store.record, plan(false)));
+    expect(w.store.record.children.find((c) => c.task_id === 'c2')!.reason).toMatch(
+      /^final_check_failed: config-suite/,
+    );
+    const idle = world('c2');
+    await verifyBatch(new TickContext(idle.ports, idle.store.record, plan(false)));
+    expect(idle.runs).toEqual([]);
+    expect(idle.store.record.batch_state).toBe('running');
+  });
+
   it('green tip: completed after one run', async () => {
     const w = world('none');
     await runStep(w);

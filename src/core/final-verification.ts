@@ -17,6 +17,11 @@ import { setBatchState } from './transitions.js';
 // the rebuilt tip once and parks the culprit. Each phase is persisted (the record's
 // `final_verification`) before the run or the git change it leads to.
 
+/** Every child integrated (a child the user dropped, where that state exists, does not count). */
+export function everyChildDone(record: BatchRecord): boolean {
+  return record.children.every((c) => INTEGRATED_STATES.has(c.state) || (c.state as string) === 'dropped');
+}
+
 /** The plan's final checks, else the config's. */
 export function finalChecksOf(ctx: TickContext): readonly AcceptanceCheck[] {
   return ctx.plan.final_checks ?? ctx.ports.finalChecks ?? [];
@@ -41,7 +46,7 @@ export async function verifyBatch(ctx: TickContext): Promise<void> {
     fv = undefined;
   }
   if (!fv) {
-    if (checks.length === 0 || !ctx.record.children.every((c) => INTEGRATED_STATES.has(c.state))) return;
+    if (checks.length === 0 || !everyChildDone(ctx.record)) return;
     fv = {
       phase: 'verify',
       tip: expectedHead(ctx.record),
@@ -88,7 +93,14 @@ async function run(
   const results = await port.runChecks(commit, checks, label);
   ctx.ports.crashPoint('after-final-check', label);
   const failing = failingIds(results);
-  ctx.journal('final-check', { commit, role, run: fv.runs + 1, passed: failing.length === 0, failing });
+  ctx.journal('final-check', {
+    commit,
+    role,
+    run: fv.runs + 1,
+    passed: failing.length === 0,
+    failing,
+    logs: results.flatMap((r) => (r.log_path ? [r.log_path] : [])),
+  });
   return failing;
 }
 

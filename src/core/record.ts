@@ -153,7 +153,9 @@ function finalVerificationProblems(record: BatchRecord): string[] {
   // (failed: the lineage guard may fail a batch in the middle of a verification)
   if (record.batch_state !== 'running' && record.batch_state !== 'failed')
     out.push(`final_verification: the batch is ${record.batch_state}, not running`);
-  const notIntegrated = record.children.filter((c) => !INTEGRATED_STATES.has(c.state));
+  const notIntegrated = record.children.filter(
+    (c) => !INTEGRATED_STATES.has(c.state) && (c.state as string) !== 'dropped',
+  );
   if (fv.phase !== 'verify_rebuilt' && notIntegrated.length > 0)
     out.push(`final_verification: ${fv.phase}, but "${notIntegrated[0]!.task_id}" is not integrated`);
   return out;

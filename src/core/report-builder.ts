@@ -1,6 +1,6 @@
 import type { Handoff, LaneRefusal, Report } from './report.js';
 import { expectedHead } from './lineage.js';
-import { finalChecksOf } from './final-verification.js';
+import { everyChildDone, finalChecksOf } from './final-verification.js';
 import { laneBranch } from './ids.js';
 import { IN_FLIGHT_STATES, INTEGRATED_STATES } from './record.js';
 import { budgetSpent, startableChildren } from './schedule.js';
@@ -24,8 +24,7 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
 
   // With final checks, verifyBatch completes the batch once they pass; until then (a
   // verification cut short by a moved branch) it is not stopped either.
-  const finalPending =
-    finalChecksOf(ctx).length > 0 && record.children.every((c) => INTEGRATED_STATES.has(c.state));
+  const finalPending = finalChecksOf(ctx).length > 0 && everyChildDone(record);
   if (
     record.batch_state === 'running' &&
     record.children.every((c) => INTEGRATED_STATES.has(c.state)) &&
