@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { git, tempDir } from './helpers/repo.js';
 import {
@@ -88,6 +89,11 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     expect(await filesOn(repo, 'batch/fv')).toEqual(
       ['c1', 'c2', 'c4', 'c6', 'c7', 'c8'].map((id) => `${id}.txt`),
     );
+    const grep = await execa('git', ['grep', '-q', 'broken', 'batch/fv', '--', 'f'], {
+      cwd: repo,
+      reject: false,
+    });
+    expect(grep.exitCode).toBe(1); // the final check's condition holds on the rebuilt tip
     const tip = (await git(repo, 'rev-parse', 'batch/fv')).trim();
     expect(record.commits.at(-1)).toBe(tip);
     expect(await git(repo, 'rev-list', '--first-parent', `${record.base_head}..batch/fv`)).toBe(

@@ -4,6 +4,7 @@ import { applyEviction } from '../src/core/eviction.js';
 import { verifyBatch } from '../src/core/final-verification.js';
 import type { CheckRun, KernelRecord } from '../src/core/kernel.js';
 import { newKernelRecord } from '../src/core/kernel.js';
+import { classifyLineage } from '../src/core/lineage.js';
 import { parsePlanText } from '../src/core/plan.js';
 import type { Plan } from '../src/core/plan.js';
 import type { FinalPort, GitPort, KernelRead, StorePort, TickPorts } from '../src/core/ports.js';
@@ -295,5 +296,37 @@ describe('applyEviction', () => {
       lane: null,
     });
     expect(r.children.find((c) => c.task_id === 'c7')).toMatchObject({ state: 'needs_human', commit: null });
+  });
+});
+
+describe('lineage during a rebuild', () => {
+  const gitAt = (tip: string) =>
+    ({
+      branchTip: async () => tip,
+      isAncestor: async () => false,
+      commitsBetween: async () => [],
+    }) as unknown as GitPort;
+
+  it('accepts the recorded rebuilt tip while the eviction is being recorded, and nothing else', async () => {
+    const w = world('c3');
+    const from = w.store.record.commits.at(-1)!;
+    const fv = {
+      phase: 'evict' as const,
+      tip: from,
+      commits: w.store.record.commits,
+      failing: ['whole'],
+      good: 2,
+      bad: 3,
+      runs: 4,
+      rebuild: { from, to: SHA(777), culprit: 'c3', evicted: ['c3', 'c5'], commits: [], conflicts: [] },
+    };
+    const record = { ...w.store.record, final_verification: fv };
+    expect(checkRecordInvariants(record)).toEqual([]);
+    expect((await classifyLineage(gitAt(SHA(777)), record)).kind).toBe('equal');
+    expect((await classifyLineage(gitAt(SHA(778)), record)).kind).toBe('broken');
+    // Outside the evict phase the same tip is a broken lineage.
+    const bisecting = { ...record, final_verification: { ...fv, phase: 'bisect' as const } };
+    expect((await classifyLineage(gitAt(SHA(777)), bisecting)).kind).toBe('broken');
+    expect((await classifyLineage(gitAt(SHA(777)), w.store.record)).kind).toBe('broken');
   });
 });
