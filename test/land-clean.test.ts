@@ -180,3 +180,32 @@ describe('bad arguments to land and clean', () => {
     expect(existsSync(stateDir(repo))).toBe(false);
   });
 });
+
+describe('clean while a coordinator holds the batch', () => {
+  it('is refused (exit 2, naming the holder) and removes nothing', async () => {
+    const repo = await completedBatch('held');
+    const holder = execa(
+      process.execPath,
+      [join(import.meta.dirname, 'fixtures', 'hold-lock.mjs'), stateDir(repo), 'held'],
+      {
+        stdin: 'pipe',
+        reject: false,
+        buffer: false,
+      },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (chunk: Buffer) =>
+          chunk.toString().includes('LOCKED') ? resolve() : undefined,
+        );
+        holder.on('exit', () => reject(new Error('the lock holder exited early')));
+      });
+      const r = await lanesInProcess(['-C', repo, 'clean', 'held']);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain('hold-lock held');
+      expect(readRecord(repo, 'held')).not.toBeNull();
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 120_000);
+});
