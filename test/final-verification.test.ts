@@ -132,6 +132,9 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     // The tip and a first probe; the second probe was killed after its run, before it was recorded.
     expect(before).toBe(2);
 
+    const status = await lanesInProcess(['-C', repo, 'status', 'fk']);
+    expect(status.stdout).toMatch(/final verification: bisect \(red: no-broken; commits \d\.\.\d left\), 2 runs/);
+
     const resumed = await lanesProcess(['-C', repo, 'resume', 'fk', '--headless']);
     expect(resumed.exitCode, resumed.stderr).toBe(3);
     const runs = finalRuns(repo, 'fk');
