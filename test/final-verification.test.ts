@@ -133,7 +133,9 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     expect(before).toBe(2);
 
     const status = await lanesInProcess(['-C', repo, 'status', 'fk']);
-    expect(status.stdout).toMatch(/final verification: bisect \(red: no-broken; commits \d\.\.\d left\), 2 runs/);
+    expect(status.stdout).toMatch(
+      /final verification: bisect \(red: no-broken; commits \d\.\.\d left\), 2 runs/,
+    );
 
     const resumed = await lanesProcess(['-C', repo, 'resume', 'fk', '--headless']);
     expect(resumed.exitCode, resumed.stderr).toBe(3);
