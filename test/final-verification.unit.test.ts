@@ -84,7 +84,7 @@ interface World {
 }
 
 /** All eight children integrated in order; c`bad` breaks the final check. */
-function world(bad: string, crashAt?: { point: string; nth: number }): World {
+function world(bad: string, crashAt?: { point: string; nth: number }, conflictOn?: string): World {
   const contents = new Map<string, Set<string>>([[SHA(1), new Set()]]);
   let record: BatchRecord = {
     ...preparedRecord('b1', Object.fromEntries(IDS.map((id) => [id, id === 'c5' ? ['c3'] : []]))),
@@ -177,7 +177,10 @@ function world(bad: string, crashAt?: { point: string; nth: number }): World {
         tail: '',
       }));
     },
-    replayTree: async (h, _base, laneCommit) => ({ tree: `tree:${h}:${laneCommit}` }),
+    replayTree: async (h, _base, laneCommit) =>
+      laneTask.get(laneCommit) === conflictOn
+        ? { conflicts: ['f/shared'] }
+        : { tree: `tree:${h}:${laneCommit}` },
     keepRef: async (ref, commit) => void refs.set(ref, commit),
     dropRef: async (ref) => void refs.delete(ref),
     restoreLane: async (lane) => void lanes.restored.push(lane.path),
@@ -272,6 +275,23 @@ describe('verifyBatch', () => {
     await runStep(w);
     expect(w.runs.length).toBe(before + 1); // only the rebuilt tip
     expect(w.store.record.commits.at(-1)).toBe(w.tip.value);
+  });
+});
+
+describe('a later child that no longer merges without the culprit', () => {
+  it('is parked with the conflict and its lane back; the rest is re-integrated', async () => {
+    const w = world('c3', undefined, 'c6');
+    await runStep(w);
+    const r = w.store.record;
+    const child = (id: string) => r.children.find((c) => c.task_id === id)!;
+    expect(child('c6')).toMatchObject({ state: 'needs_human', commit: null });
+    expect(child('c6').reason).toBe('batch_integration_conflict: f/shared (rebuilding without c3)');
+    expect(w.lanes.restored.sort()).toEqual(['/lanes/c3', '/lanes/c6']);
+    expect(w.lanes.retired).toEqual(['/lanes/c5']);
+    expect(r.commits.length).toBe(5); // c1 c2 kept, c4 c7 c8 re-integrated
+    expect(
+      ['c4', 'c7', 'c8'].every((id) => child(id).commit !== null && r.commits.includes(child(id).commit!)),
+    ).toBe(true);
   });
 });
 
