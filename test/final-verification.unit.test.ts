@@ -84,7 +84,7 @@ interface World {
 }
 
 /** All eight children integrated in order; c`bad` breaks the final check. */
-function world(bad: string, crashAt?: { point: string; nth: number }, conflictOn?: string): World {
+function world(bad: string | string[], crashAt?: { point: string; nth: number }, conflictOn?: string): World {
   const contents = new Map<string, Set<string>>([[SHA(1), new Set()]]);
   let record: BatchRecord = {
     ...preparedRecord('b1', Object.fromEntries(IDS.map((id) => [id, id === 'c5' ? ['c3'] : []]))),
@@ -167,7 +167,7 @@ function world(bad: string, crashAt?: { point: string; nth: number }, conflictOn
   const final: FinalPort = {
     runChecks: async (commit, checks): Promise<CheckRun[]> => {
       runs.push(commit);
-      const red = contents.get(commit)!.has(bad);
+      const red = [bad].flat().some((b) => contents.get(commit)!.has(b));
       return checks.map((c) => ({
         id: c.id,
         exit_code: red ? 1 : 0,
@@ -292,6 +292,17 @@ describe('a later child that no longer merges without the culprit', () => {
     expect(
       ['c4', 'c7', 'c8'].every((id) => child(id).commit !== null && r.commits.includes(child(id).commit!)),
     ).toBe(true);
+  });
+});
+
+describe('two culprits', () => {
+  it('evicts the first; the rebuilt tip is still red and the reason says so', async () => {
+    const w = world(['c2', 'c6']);
+    await runStep(w);
+    const c2 = w.store.record.children.find((c) => c.task_id === 'c2')!;
+    expect(c2.state).toBe('needs_human');
+    expect(c2.reason).toMatch(/; the rebuilt tip [0-9a-f]{12} is still red: whole$/);
+    expect(w.store.record.final_verification).toBeUndefined();
   });
 });
 
