@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -67,6 +67,18 @@ describe('lanes land', () => {
 
     const itself = await lanesInProcess(['-C', repo, 'land', 'rf', '--into', 'batch/rf']);
     expect(itself.exitCode).toBe(2);
+  }, 120_000);
+
+  it('refuses when an untracked file of the user is in the way, changing nothing', async () => {
+    const repo = await completedBatch('ut');
+    const before = await rev(repo, 'main');
+    mkdirSync(join(repo, 'f'));
+    writeFileSync(join(repo, 'f/A.txt'), 'mine\n');
+    const r = await lanesInProcess(['-C', repo, 'land', 'ut']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('f/A.txt');
+    expect(await rev(repo, 'main')).toBe(before);
+    expect(readFileSync(join(repo, 'f/A.txt'), 'utf8')).toBe('mine\n');
   }, 120_000);
 
   it('lands with --merge --push onto a bare remote, with a lease', async () => {
