@@ -141,6 +141,20 @@ describe('lanes clean', () => {
     expect(twice.stdout).toContain('nothing to clean');
   }, 120_000);
 
+  it('removes kept lane branches of integrated children without --force', async () => {
+    const repo = await leanRepo({
+      'README.md': '# t\n',
+      'lanes.config.json': '{"keep_lane_branches": true}\n',
+    });
+    const plan = writePlan({ batch: 'kb', executor: 'script', children: [fileChild('A'), fileChild('B')] });
+    expect((await lanesInProcess(['-C', repo, 'start', plan, '--yes', '--headless'])).exitCode).toBe(0);
+    expect((await branches(repo, 'lane/kb/*')).sort()).toEqual(['lane/kb/A', 'lane/kb/B']);
+    const r = await lanesInProcess(['-C', repo, 'clean', 'kb']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await branches(repo, 'lane/kb/*')).toEqual([]);
+    expect(await branches(repo, 'batch/kb')).toEqual(['batch/kb']);
+  }, 120_000);
+
   it('refuses while unintegrated work would be lost, naming it; --force trashes it and cleans', async () => {
     const repo = await leanRepo();
     const failing = { ...fileChild('P'), acceptance: [{ id: 'never', run: ['false'] }] };
