@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/core/canonical-json.js';
 import { parseConfigText } from '../src/core/config.js';
 import { parsePlanText, planDigest } from '../src/core/plan.js';
+import { makeRepo } from './helpers/repo.js';
+import { lanesInProcess } from './reliability/support.js';
 
 // `final_checks` in the plan (same shape as acceptance, in the digest) and in the config.
 
@@ -63,5 +67,22 @@ describe('final_checks', () => {
     expect(() => parseConfigText(JSON.stringify({ final_checks: [{ id: 'x' }] }), 'c')).toThrow(
       /final_checks/,
     );
+  });
+});
+
+describe('plan check', () => {
+  it("names the final checks, the plan's or the config's", async () => {
+    const repo = await makeRepo();
+    const plan = join(repo, 'p.json');
+    writeFileSync(plan, JSON.stringify({ ...base, final_checks: [{ id: 'suite', run: 'true' }] }));
+    const own = await lanesInProcess(['-C', repo, 'plan', 'check', plan]);
+    expect(own.stdout).toContain('final checks: suite');
+    writeFileSync(plan, JSON.stringify(base));
+    writeFileSync(
+      join(repo, 'lanes.config.json'),
+      JSON.stringify({ final_checks: [{ id: 'all', run: 'true' }] }),
+    );
+    const fromConfig = await lanesInProcess(['-C', repo, 'plan', 'check', plan]);
+    expect(fromConfig.stdout).toContain('final checks (from the config): all');
   });
 });
