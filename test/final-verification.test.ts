@@ -171,4 +171,29 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     expect(await branches(repo, 'lane/fr/c5')).toEqual([]);
     expect(await worktreePaths(repo)).toContain(record.children.find((c) => c.task_id === 'c3')!.lane!.path);
   }, 240_000);
+
+  it('killed at every record write of the final step in turn, it still ends as without a crash', async () => {
+    const repo = await leanRepo();
+    const plan = writeFinalPlan('fc');
+    const env = { LANES_CRASH_AT: 'tick-persist:final' };
+    let r = await lanesProcess(['-C', repo, 'start', plan, '--yes', '--headless'], env);
+    let kills = 0;
+    while (r.signal === 'SIGKILL' && kills < 20) {
+      kills++;
+      r = await lanesProcess(['-C', repo, 'resume', 'fc', '--headless'], env);
+    }
+    expect(r.exitCode, r.stderr).toBe(3);
+    expect(kills).toBe(8); // the 8 record writes of the final step (start, tip, 3 probes, rebuild planned, eviction recorded, done)
+    const record = readRecord(repo, 'fc')!;
+    expect(record.children.find((c) => c.task_id === 'c3')!.state).toBe('needs_human');
+    expect(record.children.find((c) => c.task_id === 'c5')!.state).toBe('skipped_blocked');
+    expect(record.final_verification).toBeUndefined();
+    expect(await filesOn(repo, 'batch/fc')).toEqual(
+      ['c1', 'c2', 'c4', 'c6', 'c7', 'c8'].map((id) => `${id}.txt`),
+    );
+    expect(record.commits.at(-1)).toBe((await git(repo, 'rev-parse', 'batch/fc')).trim());
+    // A kill after a run was recorded never makes it run again: one tip run in all.
+    expect(finalRuns(repo, 'fc').filter((e) => e.role === 'tip').length).toBe(1);
+    expect(readJournal(repo, 'fc').unreadable).toBe(0);
+  }, 300_000);
 });
