@@ -101,7 +101,12 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     );
     expect(await git(repo, 'for-each-ref', 'refs/lanes/fv/pre-rebuild')).toBe('');
 
-    // The culprit's lane is back, its change uncommitted on top of its base.
+    // The culprit's lane was released after its integration, and is back (re-created from
+    // its lane commit), its change uncommitted on top of its base.
+    const journal = readJournal(repo, 'fv').entries;
+    const releasedAt = journal.findIndex((e) => e.event === 'released' && e.task === 'c3');
+    expect(releasedAt).toBeGreaterThanOrEqual(0);
+    expect(releasedAt).toBeLessThan(journal.findIndex((e) => e.event === 'culprit-found'));
     const lane = state('c3').lane!;
     expect(existsSync(lane.path)).toBe(true);
     expect(readFileSync(join(lane.path, 'f/c3.txt'), 'utf8')).toBe('broken\n');
