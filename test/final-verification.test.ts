@@ -175,6 +175,18 @@ describe('final verification: bisection, eviction, fix and resume', () => {
     expect(record.commits.at(-1)).toBe((await git(repo, 'rev-parse', 'batch/fr')).trim());
     expect(await branches(repo, 'lane/fr/c5')).toEqual([]);
     expect(await worktreePaths(repo)).toContain(record.children.find((c) => c.task_id === 'c3')!.lane!.path);
+
+    // Cleaning now would lose the culprit's lane and the evicted dependent's lane commit.
+    const refused = await lanesInProcess(['-C', repo, 'clean', 'fr']);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('c3: changes in');
+    expect(refused.stderr).toContain('c5: its lane commit, taken off the batch branch by an eviction');
+    const forced = await lanesInProcess(['-C', repo, 'clean', 'fr', '--force']);
+    expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(await git(repo, 'for-each-ref', '--format=%(refname)', 'refs/lanes-trash/fr/')).toBe(
+      'refs/lanes-trash/fr/c3\nrefs/lanes-trash/fr/c5',
+    );
+    expect(await git(repo, 'for-each-ref', 'refs/lanes/fr/')).toBe('');
   }, 240_000);
 
   it('killed at every record write of the final step in turn, it still ends as without a crash', async () => {

@@ -89,6 +89,15 @@ describe('planClean', () => {
     expect(describeRefusal('b1', plan)).toContain('T2: commits on its lane branch');
   });
 
+  it("names an evicted lane commit unless the child's work is integrated again", () => {
+    const r = record({ T1: 'skipped_blocked', T2: 'released' });
+    const plan = planClean(r, [
+      { taskId: 'T1', worktree: null, dirty: false, unmergedCommits: false, evictedCommit: true },
+      { taskId: 'T2', worktree: null, dirty: false, unmergedCommits: false, evictedCommit: true },
+    ]);
+    expect(plan.atRisk.map((a) => a.taskId)).toEqual(['T1']);
+  });
+
   it('an unused lane (no change, branch on the batch branch) is not at risk', () => {
     const r = record({ T1: 'lane_admitted' });
     expect(

@@ -53,6 +53,22 @@ async function laneFacts(repo: RepoPaths, record: BatchRecord): Promise<Lane[]> 
     if (lane) lanes.set(taskId, { ...lane, branch, unmergedCommits: unmerged });
     else lanes.set(taskId, { taskId, worktree: null, branch, dirty: false, unmergedCommits: unmerged });
   }
+  const evicted = await git(repo.root, [
+    'for-each-ref',
+    '--format=%(refname)',
+    `refs/lanes/${record.batch_id}/evicted/`,
+  ]);
+  for (const ref of evicted.stdout.split('\n').filter(Boolean)) {
+    const taskId = ref.slice(`refs/lanes/${record.batch_id}/evicted/`.length);
+    const lane = lanes.get(taskId) ?? {
+      taskId,
+      worktree: null,
+      branch: null,
+      dirty: false,
+      unmergedCommits: false,
+    };
+    lanes.set(taskId, { ...lane, evictedCommit: true });
+  }
   return [...lanes.values()];
 }
 
@@ -73,12 +89,10 @@ export async function cleanBatch(repo: RepoPaths, batchId: string, force: boolea
     for (const lane of lanes) {
       if (risky.has(lane.taskId)) {
         // What would be lost is kept: the branch tip under a ref, the folder in the trash.
-        if (lane.branch)
-          await git(repo.root, [
-            'update-ref',
-            `refs/lanes-trash/${batchId}/${lane.taskId}`,
-            `refs/heads/${lane.branch}`,
-          ]);
+        const keep = `refs/lanes-trash/${batchId}/${lane.taskId}`;
+        if (lane.branch) await git(repo.root, ['update-ref', keep, `refs/heads/${lane.branch}`]);
+        else if (lane.evictedCommit)
+          await git(repo.root, ['update-ref', keep, `refs/lanes/${batchId}/evicted/${lane.taskId}`]);
         if (lane.worktree) {
           mkdirSync(trash, { recursive: true });
           renameSync(lane.worktree, join(trash, lane.taskId));

@@ -14,6 +14,8 @@ export interface LaneFacts {
   dirty: boolean;
   /** The branch has commits the batch branch does not contain. */
   unmergedCommits: boolean;
+  /** The lane commit an eviction took off the batch branch is kept under a ref. */
+  evictedCommit?: boolean;
 }
 
 export interface CleanPlan {
@@ -33,6 +35,8 @@ export function planClean(record: BatchRecord, lanes: readonly LaneFacts[]): Cle
     if (lane.dirty) atRisk.push({ taskId: lane.taskId, why: `changes in ${lane.worktree}` });
     else if (lane.unmergedCommits && !settledWork(record, lane.taskId))
       atRisk.push({ taskId: lane.taskId, why: 'commits on its lane branch that are not integrated' });
+    else if (lane.evictedCommit && !settledWork(record, lane.taskId))
+      atRisk.push({ taskId: lane.taskId, why: 'its lane commit, taken off the batch branch by an eviction' });
   }
   return { atRisk };
 }
