@@ -150,8 +150,9 @@ function finalVerificationProblems(record: BatchRecord): string[] {
   const fv = record.final_verification;
   if (!fv) return [];
   const out = finalStateProblems(fv).map((p) => `final_verification.${p}`);
-  // (failed: the lineage guard may fail a batch in the middle of a verification)
-  if (record.batch_state !== 'running' && record.batch_state !== 'failed')
+  // (failed: the lineage guard may fail a batch in the middle of a verification;
+  // cancelled, where that state exists: the user may cancel it then)
+  if (!['running', 'failed', 'cancelled'].includes(record.batch_state))
     out.push(`final_verification: the batch is ${record.batch_state}, not running`);
   const notIntegrated = record.children.filter(
     (c) => !INTEGRATED_STATES.has(c.state) && (c.state as string) !== 'dropped',
