@@ -49,6 +49,9 @@ describe('lanes land', () => {
   it('refuses a dirty checked-out base and a moved base without --merge, changing nothing', async () => {
     const repo = await completedBatch('rf');
     const before = await rev(repo, 'main');
+    const unreachable = await lanesInProcess(['-C', repo, 'land', 'rf', '--push', 'nosuchremote']);
+    expect(unreachable.exitCode).toBe(2);
+    expect(await rev(repo, 'main')).toBe(before);
     writeFileSync(join(repo, 'README.md'), 'local edit\n');
     const dirty = await lanesInProcess(['-C', repo, 'land', 'rf']);
     expect(dirty.exitCode).toBe(2);
@@ -116,6 +119,9 @@ describe('lanes land', () => {
     );
     await git(other, 'push', '-q', 'origin', 'main');
     const theirs = (await git(remote, 'rev-parse', 'main')).trim();
+    const nowhere = await lanesInProcess(['-C', repo, 'land', 'mp', '--push', 'nosuchremote']);
+    expect(nowhere.exitCode).toBe(2);
+    expect(nowhere.stderr).toContain('cannot read nosuchremote');
     const stale = await lanesInProcess(['-C', repo, 'land', 'mp', '--push', 'origin']);
     expect(stale.exitCode).toBe(2);
     expect(stale.stderr).toContain('not pushed');

@@ -53,6 +53,15 @@ export async function landBatch(repo: RepoPaths, batchId: string, options: LandO
     checkedOut,
   });
   if (decision.kind === 'refuse') throw refused(decision.reason);
+  // The remote is read before anything moves: one that cannot be reached changes nothing.
+  let old: string | null = null;
+  if (options.push) {
+    try {
+      old = await remoteTip(repo.root, options.push, into);
+    } catch (error) {
+      throw refused(`cannot read ${options.push}: ${(error as Error).message} (nothing was changed)`);
+    }
+  }
   let summary: string;
   let landed = intoTip!;
   if (decision.kind === 'already') summary = `${record.branch} is already on ${into}`;
@@ -80,7 +89,6 @@ export async function landBatch(repo: RepoPaths, batchId: string, options: LandO
   }
   if (options.push) {
     const remote = options.push;
-    const old = await remoteTip(repo.root, remote, into);
     const push = decidePush({
       remote,
       into,
