@@ -96,7 +96,16 @@ export async function landBatch(repo: RepoPaths, batchId: string, options: LandO
       remoteContained: old === null || (await containsCommit(repo.root, old, landed)),
     });
     if (push.kind === 'refuse') throw refused(`${summary}, but not pushed: ${push.reason}`);
-    await pushWithLease(repo.root, remote, into, old);
+    try {
+      await pushWithLease(repo.root, remote, into, old);
+    } catch (error) {
+      // The branch here is landed; only the push is left to do (lanes land … --push again).
+      throw new LanesError(
+        'land_refused',
+        `lanes land: ${summary}, but the push failed: ${(error as Error).message}`,
+        1,
+      );
+    }
     store.journal('landed', { into, pushed: remote, to: landed, lease: old });
     summary += `; pushed ${into} to ${remote}`;
   }
