@@ -3,6 +3,13 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterProbe, maxProbes, nextStep, startBisect } from '../src/core/bisect.js';
 import { FinalRunner } from '../src/coordinator/final-runner.js';
+import type { FinalVerification } from '../src/core/final-state.js';
+import { planRebuild } from '../src/core/final-verification.js';
+import type { Plan } from '../src/core/plan.js';
+import type { TickPorts } from '../src/core/ports.js';
+import { RECORD_CONTRACT } from '../src/core/record.js';
+import type { BatchRecord } from '../src/core/record.js';
+import { TickContext } from '../src/core/tick-context.js';
 import { RepoGit } from '../src/git/repo-git.js';
 import { makeRepo, tempDir } from './fixtures.js';
 import { median, ratioFigure, round, timeIt } from './stats.js';
@@ -13,8 +20,9 @@ import type { Figure } from './stats.js';
 //   final_bisect_runs: final-check runs (the tip, then the bisection) until the culprit is
 //     known, with the real FinalRunner (a scratch worktree per run); target ≤ 8.
 //   rebuild_64: rebuilding the branch without the first child (63 commits re-integrated
-//     with merge-tree + commit-tree, then one compare-and-swap update-ref) against plain
-//     git doing the same: `git rebase --onto` in a fresh worktree.
+//     by final-verification.ts's planRebuild with merge-tree + commit-tree, then one
+//     compare-and-swap update-ref) against plain git doing the same: `git rebase --onto`
+//     in a fresh worktree.
 
 const N = 64;
 
@@ -119,25 +127,67 @@ export async function finalBisectRuns(positions: number[]): Promise<Figure> {
   };
 }
 
-/** lanes' rebuild: each later lane commit replayed onto the new head, then one CAS. */
+/** The batch record of the bench branch: 64 children integrated in order (nothing is written). */
+function recordOf(batch: Batch): BatchRecord {
+  const at = '2026-12-01T00:00:00.000Z';
+  return {
+    contract: RECORD_CONTRACT,
+    batch_id: 'bench',
+    plan_digest: '0'.repeat(64),
+    base_head: batch.base,
+    branch: 'batch/bench',
+    confirmation_time: at,
+    budget: { max_children: N, qa_failure_limit: 3 },
+    max_parallel: 4,
+    batch_state: 'running',
+    children: batch.lanes.map((lane, i) => ({
+      task_id: `c${i + 1}`,
+      blocked_by: [],
+      state: 'released' as const,
+      reason: null,
+      commit: batch.commits[i]!,
+      lane: {
+        path: `/nonexistent/c${i + 1}`,
+        branch: `lane/bench/c${i + 1}`,
+        base_head: lane.base,
+        lane_commit: lane.commit,
+        run_id: 'run',
+      },
+      qa_failures: 0,
+    })),
+    commits: batch.commits,
+    adopted_heads: [],
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** lanes' rebuild without c1, through final-verification.ts's own planRebuild, then the CAS. */
 async function lanesRebuild(batch: Batch): Promise<void> {
   const git = new RepoGit(batch.repo, join(batch.repo, '.git'));
-  const runner = new FinalRunner(git, { copy_files: [], setup: [] }, tempDir('lanes-bench-x-'), '/dev/null');
-  let head = batch.base;
-  // As final-verification.ts does: the messages read at once, a direct merge-tree for a
-  // lane whose base is on the rebuilt chain (here: every lane, based on the base).
-  await runner.prepareReplay(batch.lanes.slice(1).map((l) => l.commit));
-  for (const lane of batch.lanes.slice(1)) {
-    const merged =
-      lane.base === batch.base
-        ? await git.mergeTree(head, lane.commit)
-        : await runner.replayTree(head, lane.base, lane.commit);
-    if ('conflicts' in merged) throw new Error('conflict in the rebuild');
-    head = await git.integrationCommit(merged.tree, head, lane.commit, `Lanes-Lane-Commit: ${lane.commit}\n`);
-  }
-  const tip = batch.commits[N - 1]!;
-  if (!(await git.advanceBranch('batch/bench', head, tip))) throw new Error('the CAS failed');
-  await gitOut(batch.repo, ['update-ref', 'refs/heads/batch/bench', tip]); // back, for the next run
+  const final = new FinalRunner(git, { copy_files: [], setup: [] }, tempDir('lanes-bench-x-'), '/dev/null');
+  const record = recordOf(batch);
+  const ports = {
+    git,
+    final,
+    clock: { now: () => new Date() },
+    crashPoint: () => {},
+  } as unknown as TickPorts;
+  const ctx = new TickContext(ports, record, { children: [] } as unknown as Plan);
+  const fv: FinalVerification = {
+    phase: 'bisect',
+    tip: batch.commits[N - 1]!,
+    commits: batch.commits,
+    failing: ['bench'],
+    good: 0,
+    bad: 1,
+    runs: 7,
+    rebuild: null,
+  };
+  const rebuild = await planRebuild(ctx, final, fv, 'c1', 1);
+  if (rebuild.commits.length !== N - 1) throw new Error(`rebuilt ${rebuild.commits.length} commits`);
+  if (!(await git.advanceBranch('batch/bench', rebuild.to, rebuild.from))) throw new Error('the CAS failed');
+  await gitOut(batch.repo, ['update-ref', 'refs/heads/batch/bench', rebuild.from]); // back, for the next run
 }
 
 /** Plain git: a worktree at the tip, `git rebase --onto <base> <first commit>`, the worktree removed. */

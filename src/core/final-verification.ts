@@ -158,7 +158,7 @@ async function bisectStep(
 }
 
 /** The new commits of the children integrated after the culprit, onto the last good commit. */
-async function planRebuild(
+export async function planRebuild(
   ctx: TickContext,
   port: FinalPort,
   fv: FinalVerification,
