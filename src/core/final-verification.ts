@@ -259,7 +259,9 @@ async function evict(ctx: TickContext, port: FinalPort, fv: FinalVerification): 
   });
   for (const id of rebuild.evicted)
     if (!parked.has(id)) ctx.journal('dependents-skipped', { task: rebuild.culprit, skipped: [id] });
-  await port.dropRef(preRebuildRef(record.batch_id));
+  // Commits someone else put on the batch branch (adopted heads) are not replayed: the old
+  // tip then stays under the ref, so they are never lost.
+  if (record.adopted_heads.length === 0) await port.dropRef(preRebuildRef(record.batch_id));
   return true;
 }
 
