@@ -24,6 +24,8 @@ export interface TuiActions {
   retry(taskId: string): void;
   review(taskId: string, verdict: 'approved' | 'rejected'): void;
   togglePause(): void;
+  /** `L` on the completed screen: `lanes land` (fast-forward); the outcome comes back as a notice. */
+  land?(): void;
   diff(taskId: string): Promise<string>;
   qaLog(taskId: string): Promise<string>;
   openShell(taskId: string): Promise<void>;
@@ -165,6 +167,9 @@ export function App({ store, actions, confirmLines }: AppProps) {
         return;
       case 'pause':
         return actions.togglePause();
+      case 'land':
+        if (snapshot?.batchState === 'completed') actions.land?.();
+        return;
       case 'help':
         return setOverlay({ kind: 'help' });
       case 'quit': {
@@ -257,6 +262,7 @@ function availableCommands(
   out.push('grid', 'diff', 'qa-log', 'shell');
   if (batchState === 'needs_human' || current?.state === 'needs_human') out.push('resume', 'retry');
   if (current?.reviewPending) out.push('approve', 'reject');
+  if (batchState === 'completed') out.push('land');
   out.push('pause', 'help', 'quit');
   return out;
 }

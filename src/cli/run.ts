@@ -27,6 +27,9 @@ usage: lanes [-C <dir>] <command> [options]
   wait <batch> --until <state>[,<state>...] [--timeout S]
                                     block until the batch reaches a state
   demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
+  land <batch> [--into <branch>] [--merge] [--push <remote>]
+                                    move the base branch (or --into) to a completed batch's result
+  clean <batch> [--force]           remove a batch's lanes, lane branches and state (the batch branch stays)
 
   -C <dir>       run as if lanes was started in <dir>
   -h, --help     this help
@@ -96,6 +99,10 @@ export async function run(
       return (await import('./commands/wait.js')).waitCommand(context, rest);
     case 'demo':
       return (await import('./commands/demo.js')).demoCommand(context, rest);
+    case 'land':
+      return (await import('./commands/land.js')).landCommand(context, rest);
+    case 'clean':
+      return (await import('./commands/clean.js')).cleanCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }

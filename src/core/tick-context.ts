@@ -18,6 +18,7 @@ export type TickStep =
   | 'commit'
   | 'integrate'
   | 'admit'
+  | 'final'
   | 'report';
 
 export class TickContext {

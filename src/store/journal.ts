@@ -37,6 +37,12 @@ export const JOURNAL_EVENTS = [
   'replanned',
   'head-adopted',
   'worktree-unknown',
+  'final-check',
+  'bisect-step',
+  'culprit-found',
+  'evicted',
+  'landed',
+  'cleaned',
 ] as const;
 export type JournalEvent = (typeof JOURNAL_EVENTS)[number];
 

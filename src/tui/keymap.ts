@@ -13,6 +13,7 @@ export type Command =
   | 'approve'
   | 'reject'
   | 'pause'
+  | 'land'
   | 'quit'
   | 'help';
 
@@ -68,6 +69,13 @@ export const BINDINGS: readonly Binding[] = [
     help: 'reject the review of the selected lane',
   },
   { command: 'pause', keys: ['p'], shown: 'p', hint: 'pause', help: 'pause / unpause dispatch of new lanes' },
+  {
+    command: 'land',
+    keys: ['L'],
+    shown: 'L',
+    hint: 'land',
+    help: 'land the completed batch on its base branch (fast-forward)',
+  },
   { command: 'help', keys: ['?'], shown: '?', hint: 'keys', help: 'all keys' },
   { command: 'quit', keys: ['q'], shown: 'q', hint: 'quit', help: 'quit (asks while in-app executors run)' },
 ];

@@ -54,6 +54,11 @@ function describeBatch(record: BatchRecord, report: Report | null): string {
       `  ${child.task_id.padEnd(width)}  ${colorState(child.state)}${extra.length ? `  ${extra.join(', ')}` : ''}`,
     );
   }
+  const fv = record.final_verification;
+  if (fv)
+    lines.push(
+      `final verification: ${fv.phase}${fv.failing.length ? ` (red: ${fv.failing.join(', ')}; commits ${fv.good + 1}..${fv.bad} left)` : ''}, ${fv.runs} run${fv.runs === 1 ? '' : 's'}`,
+    );
   if (report) lines.push(`next: ${report.next_action}`);
   return `${lines.join('\n')}\n`;
 }
