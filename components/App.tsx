@@ -12,7 +12,7 @@ import { HelpOverlay } from './HelpOverlay.js';
 import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
-import { WayOutPrompt } from './WayOutPrompt.js';
+import { DROPPABLE, ENDED, WayOutPrompt } from './WayOutPrompt.js';
 import type { WayOut } from './WayOutPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
 import type { ViewerLine } from './TextViewer.js';
@@ -28,6 +28,8 @@ export interface TuiActions {
   togglePause(): void;
   drop(taskId: string): void;
   cancel(): void;
+  /** `L` on the completed screen: `lanes land` (fast-forward); the outcome comes back as a notice. */
+  land?(): void;
   diff(taskId: string): Promise<string>;
   qaLog(taskId: string): Promise<string>;
   openShell(taskId: string): Promise<void>;
@@ -56,16 +58,6 @@ type Overlay =
   | null;
 
 const NOOP_SUBSCRIBE = () => () => {};
-const ENDED = new Set(['completed', 'failed', 'rejected', 'cancelled']);
-const DROPPABLE = new Set([
-  'pending',
-  'lane_admitted',
-  'enrolled',
-  'settled',
-  'lane_committed',
-  'needs_human',
-  'skipped_blocked',
-]);
 
 export function App({ store, actions, confirmLines }: AppProps) {
   const { stdout } = useStdout();
@@ -186,6 +178,9 @@ export function App({ store, actions, confirmLines }: AppProps) {
       case 'cancel':
         if (!ENDED.has(snapshot?.batchState ?? '')) setOverlay({ kind: 'cancel' });
         return;
+      case 'land':
+        if (snapshot?.batchState === 'completed') actions.land?.();
+        return;
       case 'help':
         return setOverlay({ kind: 'help' });
       case 'quit': {
@@ -293,6 +288,7 @@ function availableCommands(
   if (current && (current.state === 'needs_human' || current.state === 'skipped_blocked') && stopped)
     out.push('drop');
   if (stopped) out.push('cancel');
+  if (batchState === 'completed') out.push('land');
   out.push('pause', 'help', 'quit');
   return out;
 }

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { loadConfig } from '../core/config.js';
 import { crashPoint } from '../core/crash.js';
 import type { TickPorts } from '../core/ports.js';
+import { FinalRunner } from '../coordinator/final-runner.js';
 import { RepoGit } from '../git/repo-git.js';
 import { runChecks } from '../hosts/check-runner.js';
 import { prepareCheckout } from '../hosts/lane-setup.js';
 import { BatchFiles } from '../store/batch-files.js';
+import { batchPaths } from '../store/state-dir.js';
 import type { RepoPaths } from '../store/state-dir.js';
 
 // Wires the core runner's ports to the real adapters for one batch of one repository.
@@ -19,9 +22,12 @@ export function batchPorts(
   batchId: string,
 ): TickPorts & { store: BatchFiles; git: RepoGit } {
   const config = loadConfig(repo.root);
+  const store = new BatchFiles(repo.stateDir, batchId);
+  const repoGit = new RepoGit(repo.root, repo.commonDir);
+  const finalLogs = join(batchPaths(repo.stateDir, batchId).logsDir, 'final');
   return {
-    store: new BatchFiles(repo.stateDir, batchId),
-    git: new RepoGit(repo.root, repo.commonDir),
+    store,
+    git: repoGit,
     qa: {
       runChecks,
       prepare: (dir, logPathFor) => prepareCheckout(repo.root, dir, config, logPathFor),
@@ -29,6 +35,8 @@ export function batchPorts(
     clock: { now: () => new Date() },
     newRunId,
     integrationChecks: config.integration_checks,
+    finalChecks: config.final_checks,
+    final: new FinalRunner(repoGit, config, store.scratchDir(), finalLogs),
     crashPoint,
   };
 }

@@ -33,6 +33,9 @@ usage: lanes [-C <dir>] <command> [options]
                                     block until the batch reaches a state (3: it stopped for a
                                     human first; 4: it ended in another state)
   demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
+  land <batch> [--into <branch>] [--merge] [--push <remote>]
+                                    move the base branch (or --into) to a completed batch's result
+  clean <batch> [--force]           remove a batch's lanes, lane branches and state (the batch branch stays)
 
   -C <dir>       run as if lanes was started in <dir>
   -h, --help     this help
@@ -111,6 +114,10 @@ export async function run(
       return (await import('./commands/drop.js')).dropCommand(context, rest);
     case 'cancel':
       return (await import('./commands/cancel.js')).cancelCommand(context, rest);
+    case 'land':
+      return (await import('./commands/land.js')).landCommand(context, rest);
+    case 'clean':
+      return (await import('./commands/clean.js')).cleanCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }

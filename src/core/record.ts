@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { finalStateProblems, finalVerificationSchema } from './final-state.js';
 import { ID_PATTERN } from './ids.js';
 
 // The batch record (SPEC §3): its shape as a zod schema, and the invariants a schema
@@ -108,6 +109,8 @@ export const batchRecordSchema = z.strictObject({
   children: z.array(childRecordSchema).min(1),
   commits: z.array(sha),
   adopted_heads: z.array(z.strictObject({ from: sha, to: sha })),
+  /** The final verification in progress (absent when none is). */
+  final_verification: finalVerificationSchema.optional(),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -160,7 +163,24 @@ export function checkRecordInvariants(record: BatchRecord): string[] {
   const inFlight = record.children.filter((c) => IN_FLIGHT_STATES.has(c.state));
   if (QUIET_BATCH_STATES.has(state) && inFlight.length > 0)
     problems.push(`batch_state: ${state}, but a child is still in flight: ${named(inFlight)}`);
+  problems.push(...finalVerificationProblems(record));
   return problems;
+}
+
+function finalVerificationProblems(record: BatchRecord): string[] {
+  const fv = record.final_verification;
+  if (!fv) return [];
+  const out = finalStateProblems(fv).map((p) => `final_verification.${p}`);
+  // (failed: the lineage guard may fail a batch in the middle of a verification;
+  // cancelled, where that state exists: the user may cancel it then)
+  if (!['running', 'failed', 'cancelled'].includes(record.batch_state))
+    out.push(`final_verification: the batch is ${record.batch_state}, not running`);
+  const notIntegrated = record.children.filter(
+    (c) => !INTEGRATED_STATES.has(c.state) && (c.state as string) !== 'dropped',
+  );
+  if (fv.phase !== 'verify_rebuilt' && notIntegrated.length > 0)
+    out.push(`final_verification: ${fv.phase}, but "${notIntegrated[0]!.task_id}" is not integrated`);
+  return out;
 }
 
 /** One cycle of blocked_by edges longer than a self-reference (reported per child), or null. */

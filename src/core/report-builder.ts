@@ -1,5 +1,6 @@
 import type { Handoff, LaneRefusal, Report } from './report.js';
 import { expectedHead } from './lineage.js';
+import { everyChildDone, finalChecksOf } from './final-verification.js';
 import { laneBranch } from './ids.js';
 import { IN_FLIGHT_STATES, SETTLED_FOR_BATCH } from './record.js';
 import { describeDropped } from './drop.js';
@@ -23,8 +24,15 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   const handoffs: Handoff[] = [];
   let reason = options.reason ?? null;
 
-  // Dropped children left the batch: the rest all integrated is a completed batch.
-  if (record.batch_state === 'running' && record.children.every((c) => SETTLED_FOR_BATCH.has(c.state))) {
+  // Dropped children left the batch: the rest all integrated is a completed batch. With
+  // final checks, verifyBatch completes the batch once they pass; until then (a
+  // verification cut short by a moved branch) it is not stopped either.
+  const finalPending = finalChecksOf(ctx).length > 0 && everyChildDone(record);
+  if (
+    record.batch_state === 'running' &&
+    record.children.every((c) => SETTLED_FOR_BATCH.has(c.state)) &&
+    !finalPending
+  ) {
     ctx.save(setBatchState(record, 'completed'));
     ctx.journal('batch-completed', { commits: ctx.record.commits.length });
   }
@@ -76,7 +84,8 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
       ctx.record.batch_state === 'running' &&
       !inFlight &&
       startable.length === 0 &&
-      !options.dispatchPaused
+      !options.dispatchPaused &&
+      !finalPending
     ) {
       const parked = ctx.record.children.filter((c) => c.state === 'needs_human');
       const next =

@@ -20,6 +20,7 @@ export type TickStep =
   | 'commit'
   | 'integrate'
   | 'admit'
+  | 'final'
   | 'report';
 
 export class TickContext {

@@ -11,6 +11,7 @@ import type { Report } from './report.js';
 import { isTerminal } from './report.js';
 import { settleAndReport } from './report-builder.js';
 import { applyApproval } from './resume.js';
+import { verifyBatch } from './final-verification.js';
 import type { Approval } from './resume.js';
 import { TickContext } from './tick-context.js';
 import { adoptHead, release, setBatchState } from './transitions.js';
@@ -112,6 +113,8 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
   await integrateCommitted(ctx);
   ctx.step = 'admit';
   const refusals = await admitOffers(ctx, input.offers ?? []); // 6
+  ctx.step = 'final';
+  await verifyBatch(ctx); // every child integrated: the whole batch's checks
   ctx.step = 'report';
   return finish(ctx, await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false })); // 7
 }

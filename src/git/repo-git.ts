@@ -5,6 +5,7 @@ import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '
 import {
   changeIdentity,
   commitAuthorAndMessage,
+  commitsAuthorAndMessage,
   commitsBetween,
   commitTree,
   identityEnv,
@@ -13,6 +14,7 @@ import {
   sameChange,
   updateRef,
 } from './commits.js';
+import type { Ident } from './commits.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
 import { conflictMarkers, reworkLane } from './lane-work.js';
 import type { ReworkOutcome } from '../core/rework-onto-head.js';
@@ -123,7 +125,7 @@ export class RepoGit implements GitPort {
     laneCommit: string,
     extraTrailers: string,
   ): Promise<string> {
-    const { author, message: laneMessage } = await commitAuthorAndMessage(this.root, laneCommit);
+    const { author, message: laneMessage } = await this.authorAndMessage(laneCommit);
     const message = `${laneMessage.replace(/\n+$/, '')}\n${extraTrailers}`;
     const env = {
       ...(await identityEnv(this.root)),
@@ -132,6 +134,26 @@ export class RepoGit implements GitPort {
       GIT_AUTHOR_DATE: author.date,
     };
     return commitTree(this.root, tree, parent, message, env);
+  }
+
+  /** Lane commits never change: their author and message are read once (a rebuild replays many). */
+  private readonly messages = new Map<string, Promise<{ author: Ident; message: string }>>();
+
+  private authorAndMessage(sha: string): Promise<{ author: Ident; message: string }> {
+    let found = this.messages.get(sha);
+    if (!found) {
+      found = commitAuthorAndMessage(this.root, sha);
+      this.messages.set(sha, found);
+    }
+    return found;
+  }
+
+  /** Reads the author and message of many commits in one git call (before a rebuild). */
+  async loadMessages(shas: readonly string[]): Promise<void> {
+    const wanted = shas.filter((sha) => !this.messages.has(sha));
+    if (wanted.length === 0) return;
+    for (const [sha, info] of await commitsAuthorAndMessage(this.root, wanted))
+      this.messages.set(sha, Promise.resolve(info));
   }
 
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean> {

@@ -37,6 +37,12 @@ export const JOURNAL_EVENTS = [
   'replanned',
   'head-adopted',
   'worktree-unknown',
+  'final-check',
+  'bisect-step',
+  'culprit-found',
+  'evicted',
+  'landed',
+  'cleaned',
   // the ways out of a stopped batch (docs/DECISIONS.md, "No dead ends")
   'dropped',
   'drop-refused',

@@ -13,6 +13,7 @@ export type Command =
   | 'approve'
   | 'reject'
   | 'pause'
+  | 'land'
   | 'drop'
   | 'cancel'
   | 'quit'
@@ -70,6 +71,13 @@ export const BINDINGS: readonly Binding[] = [
     help: 'reject the review of the selected lane',
   },
   { command: 'pause', keys: ['p'], shown: 'p', hint: 'pause', help: 'pause / unpause dispatch of new lanes' },
+  {
+    command: 'land',
+    keys: ['L'],
+    shown: 'L',
+    hint: 'land',
+    help: 'land the completed batch on its base branch (fast-forward)',
+  },
   {
     command: 'drop',
     keys: ['D'],

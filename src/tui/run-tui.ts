@@ -14,6 +14,7 @@ import type { Host } from '../hosts/host.js';
 import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { batchPorts } from '../cli/batch-ports.js';
+import { landBatch } from '../coordinator/land-batch.js';
 import { exitCodeForState } from '../cli/exit-codes.js';
 import { makeHost } from '../cli/run-batch.js';
 import type { HostName } from '../cli/run-batch.js';
@@ -91,6 +92,11 @@ export async function runTui(run: TuiRun): Promise<number> {
       togglePause: () => coordinator.setPaused(!coordinator.paused),
       drop: (task) => coordinator.waysOut.drop(task),
       cancel: () => coordinator.waysOut.cancel(),
+      land: () =>
+        void landBatch(run.repo, run.batchId, {}).then(
+          (summary) => store!.notice(summary),
+          (error: unknown) => store!.notice(error instanceof Error ? error.message : String(error)),
+        ),
       diff: (task) => laneDiff(ports.store, run.repo.root, task),
       qaLog: async (task) => laneQaLog(ports.store, task),
       openShell: async (task) => {

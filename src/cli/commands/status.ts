@@ -57,6 +57,11 @@ function describeBatch(record: BatchRecord, report: Report | null): string {
     // What the user can do next with a parked child, from the record itself.
     if (child.state === 'needs_human') lines.push(`  ${' '.repeat(width)}  → ${childAdvice(record, child)}`);
   }
+  const fv = record.final_verification;
+  if (fv)
+    lines.push(
+      `final verification: ${fv.phase}${fv.failing.length ? ` (red: ${fv.failing.join(', ')}; commits ${fv.good + 1}..${fv.bad} left)` : ''}, ${fv.runs} run${fv.runs === 1 ? '' : 's'}`,
+    );
   if (report) lines.push(`next: ${report.next_action}`);
   return `${lines.join('\n')}\n`;
 }
