@@ -5,6 +5,7 @@ import { keystrokeLatency } from './keystroke-latency.js';
 import { memory } from './memory.js';
 import { paneThroughput } from './pane-throughput.js';
 import { planCheck } from './plan-check.js';
+import { finalBisectRuns, rebuild64 } from './final-verification.js';
 import { formatFigure } from './stats.js';
 import type { Figure } from './stats.js';
 import { tickScaling } from './tick-scaling.js';
@@ -24,6 +25,8 @@ const figures: [string, () => Promise<Figure>][] = [
   ['pane_throughput', () => paneThroughput(quick ? 2 : 20, RUNS)],
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
+  ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
+  ['rebuild_64', () => rebuild64(RUNS)],
 ];
 
 const results: Figure[] = [];

@@ -12,6 +12,8 @@ import { HelpOverlay } from './HelpOverlay.js';
 import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
+import { DROPPABLE, ENDED, WayOutPrompt } from './WayOutPrompt.js';
+import type { WayOut } from './WayOutPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
 import type { ViewerLine } from './TextViewer.js';
 
@@ -24,6 +26,10 @@ export interface TuiActions {
   retry(taskId: string): void;
   review(taskId: string, verdict: 'approved' | 'rejected'): void;
   togglePause(): void;
+  drop(taskId: string): void;
+  cancel(): void;
+  /** `L` on the completed screen: `lanes land` (fast-forward); the outcome comes back as a notice. */
+  land?(): void;
   diff(taskId: string): Promise<string>;
   qaLog(taskId: string): Promise<string>;
   openShell(taskId: string): Promise<void>;
@@ -48,6 +54,7 @@ type Overlay =
   | { kind: 'help' }
   | { kind: 'text'; title: string; lines: ViewerLine[] }
   | { kind: 'quit'; running: number }
+  | WayOut
   | null;
 
 const NOOP_SUBSCRIBE = () => () => {};
@@ -165,6 +172,15 @@ export function App({ store, actions, confirmLines }: AppProps) {
         return;
       case 'pause':
         return actions.togglePause();
+      case 'drop':
+        if (current && DROPPABLE.has(current.state)) setOverlay({ kind: 'drop', task });
+        return;
+      case 'cancel':
+        if (!ENDED.has(snapshot?.batchState ?? '')) setOverlay({ kind: 'cancel' });
+        return;
+      case 'land':
+        if (snapshot?.batchState === 'completed') actions.land?.();
+        return;
       case 'help':
         return setOverlay({ kind: 'help' });
       case 'quit': {
@@ -214,6 +230,16 @@ export function App({ store, actions, confirmLines }: AppProps) {
             />
           ) : overlay?.kind === 'help' ? (
             <HelpOverlay />
+          ) : overlay?.kind === 'drop' || overlay?.kind === 'cancel' ? (
+            <WayOutPrompt
+              way={overlay}
+              active={interactive}
+              onAnswer={(yes) => {
+                if (yes && overlay.kind === 'drop') actions.drop(overlay.task);
+                if (yes && overlay.kind === 'cancel') actions.cancel();
+                setOverlay(null);
+              }}
+            />
           ) : overlay?.kind === 'quit' ? (
             <QuitPrompt
               running={overlay.running}
@@ -257,6 +283,12 @@ function availableCommands(
   out.push('grid', 'diff', 'qa-log', 'shell');
   if (batchState === 'needs_human' || current?.state === 'needs_human') out.push('resume', 'retry');
   if (current?.reviewPending) out.push('approve', 'reject');
+  // (the footer names drop and cancel where a batch stopped; the keys work whenever they apply)
+  const stopped = batchState === 'needs_human' || batchState === 'budget_stopped';
+  if (current && (current.state === 'needs_human' || current.state === 'skipped_blocked') && stopped)
+    out.push('drop');
+  if (stopped) out.push('cancel');
+  if (batchState === 'completed') out.push('land');
   out.push('pause', 'help', 'quit');
   return out;
 }

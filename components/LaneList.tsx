@@ -17,6 +17,12 @@ function elapsed(row: LaneRow, now: number): string {
   return formatElapsed((row.endedAt ?? now) - row.startedAt);
 }
 
+/** What a parked child's user can do next (the keys; the CLI's are in `lanes status`). */
+export function waysOn(reason: string | null): string {
+  const fix = reason?.startsWith('lane_conflict:') ? 'resolve the markers in the lane' : 'fix the lane';
+  return `${fix}, then r resume or R retry; D drops it`;
+}
+
 /** Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected lane's reason. */
 export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: number; now: number }) {
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
@@ -41,6 +47,12 @@ export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: n
               <Text color="yellow" wrap="truncate-end">
                 {'   '}
                 {row.reason}
+              </Text>
+            ) : null}
+            {row.state === 'needs_human' && i === selected ? (
+              <Text dimColor wrap="truncate-end">
+                {'   '}
+                {waysOn(row.reason)}
               </Text>
             ) : null}
           </Box>

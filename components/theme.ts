@@ -14,9 +14,11 @@ export function stateColor(state: ChildState | BatchState): string {
       return 'yellow';
     case 'failed':
     case 'rejected':
+    case 'cancelled':
       return 'red';
     case 'pending':
     case 'prepared':
+    case 'dropped':
       return 'gray';
     default:
       return 'cyan';

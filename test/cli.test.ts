@@ -17,6 +17,16 @@ describe('lanes', () => {
     expect(r.stdout).toContain('usage: lanes [-C <dir>] <command>');
     expect(r.stdout).toContain('plan check <plan>');
     expect(r.stderr).toBe('');
+    // The ways out of a stop, the states they lead to, and their exit codes.
+    for (const text of [
+      'drop <batch> <child>',
+      'cancel <batch>',
+      '[--budget N] [--parallel N]',
+      '4 ended otherwise (failed, rejected, cancelled)',
+      'completed failed rejected cancelled (terminal)',
+      'needs_human skipped_blocked dropped',
+    ])
+      expect(r.stdout).toContain(text);
   });
 
   it('--version prints the package.json version', async () => {

@@ -7,6 +7,7 @@ import {
   IN_FLIGHT_STATES,
   INTEGRATED_STATES,
   TERMINAL_BATCH_STATES,
+  countsAgainstBudget,
 } from '../src/core/record.js';
 import {
   admitLane,
@@ -24,6 +25,8 @@ import {
   unskip,
 } from '../src/core/transitions.js';
 import { preparedRecord, SHA } from './helpers/records.js';
+import { cancelBatch } from '../src/core/cancel.js';
+import { dropChildren, dropRefusal } from '../src/core/drop.js';
 
 // The batch record validator against the legal moves of src/core/transitions.ts: every
 // record the moves build validates, and one illegal edit of such a record never does.
@@ -67,8 +70,7 @@ function counters() {
 }
 type Counters = ReturnType<typeof counters>;
 
-const started = (r: BatchRecord) =>
-  r.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked').length;
+const started = (r: BatchRecord) => r.children.filter(countsAgainstBudget).length;
 const head = (r: BatchRecord) => r.commits.at(-1) ?? r.adopted_heads.at(-1)?.to ?? r.base_head;
 const laneFor = (r: BatchRecord, c: ChildRecord) => ({
   path: `/lanes/${r.batch_id}/${c.task_id}`,
@@ -94,7 +96,23 @@ function legalMoves(r: BatchRecord, ids: Counters, mayStop: boolean): Move[] {
       if (c.state === 'integrated') add(`release ${c.task_id}`, () => release(r, c.task_id));
     return moves;
   }
+  if (r.batch_state === 'budget_stopped') {
+    // A stop, not an end: releases, a resume with a larger budget, a cancel.
+    for (const c of r.children)
+      if (c.state === 'integrated') add(`release ${c.task_id}`, () => release(r, c.task_id));
+    batch('running', 1);
+    add('cancel', () => cancelBatch(r), 1);
+    return moves;
+  }
   batch('running', r.batch_state === 'prepared' ? 30 : 1);
+  if (mayStop) add('cancel', () => cancelBatch(r), 1);
+  // (parked children and the first one in flight: enough to reach every dropped shape)
+  const droppable = [
+    ...r.children.filter((c) => c.state === 'needs_human'),
+    ...r.children.filter((c) => IN_FLIGHT_STATES.has(c.state)).slice(0, 1),
+  ];
+  for (const c of droppable)
+    if (dropRefusal(r, c.task_id) === null) add(`drop ${c.task_id}`, () => dropChildren(r, c.task_id), 1);
   if (!inFlight && mayStop) {
     batch('failed', 1);
     batch('budget_stopped', 1);
@@ -102,7 +120,8 @@ function legalMoves(r: BatchRecord, ids: Counters, mayStop: boolean): Move[] {
   }
   if (r.batch_state === 'prepared') return moves;
   batch('needs_human', 1);
-  if (r.children.every((c) => INTEGRATED_STATES.has(c.state))) batch('completed', 20);
+  if (r.children.every((c) => INTEGRATED_STATES.has(c.state) || c.state === 'dropped'))
+    batch('completed', 20);
 
   const room = started(r) < r.budget.max_children;
   for (const c of r.children) {
@@ -235,7 +254,8 @@ interface Mutation {
 }
 
 const LANED: ReadonlySet<string> = new Set([...IN_FLIGHT_STATES, ...INTEGRATED_STATES]);
-const parked = (c: ChildRecord) => c.state === 'needs_human' || c.state === 'skipped_blocked';
+const parked = (c: ChildRecord) =>
+  c.state === 'needs_human' || c.state === 'skipped_blocked' || c.state === 'dropped';
 const byId = (r: BatchRecord, id: string) => r.children.find((c) => c.task_id === id)!;
 const STRAY = SHA(0xdead);
 const laneOf = (r: BatchRecord, c: ChildRecord) => ({ ...laneFor(r, c), lane_commit: null, run_id: 'run-x' });
@@ -302,7 +322,11 @@ const MUTATIONS: Mutation[] = [
   },
   {
     name: 'run_id cleared after enrolment',
-    when: (c) => c.lane?.run_id != null && c.state !== 'lane_admitted' && c.state !== 'needs_human',
+    when: (c) =>
+      c.lane?.run_id != null &&
+      c.state !== 'lane_admitted' &&
+      c.state !== 'needs_human' &&
+      c.state !== 'dropped',
     edit: (_, c) => void (c.lane!.run_id = null),
   },
   {
@@ -415,18 +439,41 @@ const MUTATIONS: Mutation[] = [
   // batch state
   {
     name: 'completed while a child is not integrated',
-    whole: (r) => r.children.some((c) => !INTEGRATED_STATES.has(c.state)),
+    whole: (r) => r.children.some((c) => !INTEGRATED_STATES.has(c.state) && c.state !== 'dropped'),
     edit: (r) => void (r.batch_state = 'completed'),
   },
   {
-    name: 'failed, budget_stopped or rejected with a child in flight',
+    name: 'failed, budget_stopped, rejected or cancelled with a child in flight',
     whole: (r) => r.children.some((c) => IN_FLIGHT_STATES.has(c.state)),
     edit: (r, _, pick) =>
-      void (r.batch_state = (['failed', 'budget_stopped', 'rejected'] as const)[pick % 3]!),
+      void (r.batch_state = (['failed', 'budget_stopped', 'rejected', 'cancelled'] as const)[pick % 4]!),
+  },
+  {
+    name: 'dropped without a reason',
+    when: (c) => c.state === 'dropped',
+    edit: (_, c) => void (c.reason = null),
+  },
+  {
+    name: 'a child of a dropped dependency is not dropped',
+    when: (c, r) => c.state === 'dropped' && r.children.some((d) => d.blocked_by.includes(c.task_id)),
+    edit: (r, c) => {
+      const d = r.children.find((d) => d.blocked_by.includes(c.task_id))!;
+      Object.assign(d, { state: 'pending', reason: null, lane: null, commit: null });
+    },
+  },
+  {
+    name: 'dropped with a commit',
+    when: (c) => c.state === 'dropped',
+    edit: (r, c) => {
+      c.commit = STRAY;
+      r.commits.push(STRAY);
+    },
   },
   {
     name: 'prepared with a child that is not pending',
-    whole: (r) => r.children.some((c) => c.state !== 'pending'),
+    // (a child dropped before it took a lane may be dropped in a prepared batch)
+    whole: (r) =>
+      r.children.some((c) => c.state !== 'pending' && !(c.state === 'dropped' && c.lane === null)),
     edit: (r) => void (r.batch_state = 'prepared'),
   },
   // identity and structure

@@ -123,7 +123,9 @@ describe('BatchStore', () => {
     store.writeReport(report(record, { next_action: 'first' }));
     store.writeReport(report(record, { next_action: 'second' }));
     expect(store.readReport('b1')?.next_action).toBe('second');
-    record = { ...record, batch_state: 'budget_stopped' };
+    record = { ...record, batch_state: 'budget_stopped' }; // a stop, not an end: replaced too
+    store.writeReport(report(record, { next_action: 'stopped' }));
+    record = { ...record, batch_state: 'cancelled' };
     store.writeReport(report(record, { next_action: 'final' }));
     expect(() => store.writeReport(report(record, { next_action: 'again' }))).toThrow(/never overwritten/);
     expect(store.readReport('b1')?.next_action).toBe('final');

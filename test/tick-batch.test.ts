@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,8 @@ import { LanesError } from '../src/core/errors.js';
 import type { Report } from '../src/core/report.js';
 import type { BatchRecord } from '../src/core/record.js';
 import { batchPaths } from '../src/store/state-dir.js';
+import type { BatchFiles } from '../src/store/batch-files.js';
+import { laneQaLog } from '../src/tui/lane-views.js';
 import { startBatch, writeFiles } from './helpers/batch.js';
 import type { Driver } from './helpers/batch.js';
 import { git, makeRepo, runCli, snapshotTree, tempDir } from './helpers/repo.js';
@@ -466,6 +468,34 @@ children:
     expect(await worktreePaths(root)).toEqual([root, realpathSync(d.lanePath('T1'))]);
   });
 
+  it('C: the scratch checkout gets copy_files and the setup commands, like a lane', async () => {
+    const root = await makeRepo({ 'README.md': '# recheck\n', 'x.txt': TEN, '.gitignore': '.env\n.ready\n' });
+    writeFileSync(join(root, '.env'), 'SECRET=1\n'); // ignored: only copy_files brings it
+    writeFileSync(join(root, 'lanes.config.json'), '{"copy_files": [".env"], "setup": ["touch .ready"]}\n');
+    const d = await startBatch(
+      root,
+      planFor("test -f .env && test -f .ready && grep -qx 'first by T1' x.txt"),
+    );
+    let r = await provision(d, await d.tick());
+    // (the test plays the steward: it readies the lane itself)
+    const exit = work(d.lanePath('T1'), 'T1', {
+      'x.txt': TEN.replace('line 1\n', 'first by T1\n'),
+      '.env': 'SECRET=1\n',
+      '.ready': '',
+    });
+    await handCommit(
+      root,
+      'batch/recheck',
+      { 'x.txt': TEN.replace('line 10\n', 'last by hand\n') },
+      'hand\n',
+    );
+    r = await d.tick({ exited: [exit] });
+    expect(childOf(recordOf(d), 'T1').state).toBe('integrated');
+    expect(r.batch_state).toBe('completed');
+    const logs = readdirSync(join(d.repo.stateDir, 'batches', 'recheck', 'logs', 'T1'));
+    expect(logs.filter((f) => /^integration-[0-9a-f]{12}-(setup-1|T1-A1)\.log$/.test(f))).toHaveLength(2);
+  });
+
   it('B: the check fails on the merged tree → parked with batch_integration_check_failed, branch unmoved', async () => {
     const check = "grep -qx 'first by T1' x.txt && test $(wc -l < x.txt) -eq 10";
     const { root, d, hand, r } = await inFlight(check, `${TEN}line 11 by hand\n`);
@@ -474,7 +504,18 @@ children:
     // In the lane the check passed (QA, then the lane commit); only the merged tree fails it.
     expect(child.lane!.lane_commit).not.toBeNull();
     expect(child.state).toBe('needs_human');
-    expect(child.reason).toBe('batch_integration_check_failed: T1:A1');
+    // The reason names where the re-verification's output is kept (the child's logs).
+    expect(child.reason).toMatch(
+      /^batch_integration_check_failed: T1:A1 \(output: .*\/logs\/T1\/integration-[0-9a-f]{12}-\*\.log\)$/,
+    );
+    const logDir = join(d.repo.stateDir, 'batches', 'recheck', 'logs', 'T1');
+    const kept = readdirSync(logDir).filter((f) => f.startsWith('integration-'));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toMatch(/-T1-A1\.log$/);
+    // `l` shows it.
+    const shown = laneQaLog(d.ports().store as BatchFiles, 'T1');
+    expect(shown).toContain('── re-verification of the merged tree');
+    expect(shown).toContain(kept[0]);
     expect(await rev(root, 'refs/heads/batch/recheck')).toBe(hand);
     expect(record.commits).toEqual([]);
     expect(r.batch_state).toBe('needs_human');

@@ -179,7 +179,7 @@ describe('the dashboard', () => {
     expect(footer()).toContain('sqrt needs you');
     expect(footer()).not.toContain('old notice');
     expect(footer()).toContain(
-      'j/k select  g grid  d diff  l QA log  s shell  r resume  R retry  p pause  ? keys  q quit',
+      'j/k select  g grid  d diff  l QA log  s shell  r resume  R retry  p pause  C cancel  ? keys  q quit',
     );
     await press(ui, 'j', '› div');
     expect(footer()).toContain('j/k select  enter attach  g grid');
@@ -467,6 +467,41 @@ describe('the action keys', () => {
     expect(actions.calls).toEqual([['togglePause']]);
     store.update({ paused: true, pauseReason: 'user' });
     await waitForFrame(ui.lastFrame, 'dispatch paused');
+  });
+
+  it('D asks before dropping the selected child: n keeps it, y drops it', async () => {
+    const actions = recordingActions();
+    const ui = await mount(
+      <App store={demoStore({ batchState: 'needs_human' })} actions={actions} />,
+      '› add',
+    );
+    await press(ui, 'D', (f) => f.includes('› add')); // released: nothing to drop, no question
+    await select(ui, demoRows(), 'sqrt');
+    expect(plain(ui.lastFrame())).toContain('D drop');
+    expect(plain(ui.lastFrame())).toContain('fix the lane, then r'); // the ways on, under its reason
+    const prompt = await press(ui, 'D', 'Drop? y/n');
+    expect(prompt).toContain('Drop sqrt and every child that depends on it?');
+    await press(ui, 'n', (f) => !f.includes('Drop?'));
+    expect(actions.calls).toEqual([]);
+    await press(ui, 'D', 'Drop? y/n');
+    ui.stdin.write('y');
+    await waitFor(() => actions.calls.length === 1);
+    expect(actions.calls).toEqual([['drop', 'sqrt']]);
+  });
+
+  it('C asks before cancelling the batch; nothing is asked once it has ended', async () => {
+    const actions = recordingActions();
+    const store = demoStore({ batchState: 'needs_human' });
+    const ui = await mount(<App store={store} actions={actions} />, '› add');
+    const prompt = await press(ui, 'C', 'Cancel the batch? y/n');
+    expect(prompt).toContain('It ends cancelled');
+    ui.stdin.write('y');
+    await waitFor(() => actions.calls.length === 1);
+    expect(actions.calls).toEqual([['cancel']]);
+    store.update({ batchState: 'cancelled' });
+    await waitForFrame(ui.lastFrame, (f) => !f.includes('C cancel'));
+    await press(ui, 'C', (f) => !f.includes('Cancel the batch?'));
+    expect(actions.calls).toEqual([['cancel']]);
   });
 
   it('quits with q at once when no executor runs in the app', async () => {

@@ -88,6 +88,7 @@ export function describePlan(plan: Plan, p: Preflight): string {
       (w, i) => `  wave ${i + 1}: ${w.map((c) => `${c.id} (${p.settings.executors[c.id]})`).join(', ')}`,
     ),
     ...describePreferences(plan, p.settings.preferences, p.config),
+    ...(plan.final_checks ? [`final checks: ${plan.final_checks.map((c) => c.id).join(', ')}`] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

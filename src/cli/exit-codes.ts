@@ -4,7 +4,7 @@ import type { BatchState } from '../core/record.js';
 /** SPEC §9: start, resume, demo and wait exit by the batch state they end on. */
 export function exitCodeForState(state: BatchState, paused = false): number {
   if (state === 'completed') return ExitCode.ok;
-  if (state === 'failed' || state === 'rejected') return ExitCode.failed;
+  if (state === 'failed' || state === 'rejected' || state === 'cancelled') return ExitCode.failed;
   if (state === 'needs_human' || state === 'budget_stopped' || paused) return ExitCode.needsHuman;
   return ExitCode.needsHuman; // stopped while still running: a human stopped it
 }

@@ -3,6 +3,7 @@ import { render } from 'ink';
 import { createElement } from 'react';
 import { App } from '../../components/App.js';
 import type { TuiActions } from '../../components/App.js';
+import { limitsRefusal } from '../core/reopen.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import type { CoordinatorEvent } from '../coordinator/coordinator.js';
 import { loadConfig } from '../store/config-file.js';
@@ -13,6 +14,7 @@ import type { Host } from '../hosts/host.js';
 import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
+import { landBatch } from '../coordinator/land-batch.js';
 import { exitCodeForState } from './exit-codes.js';
 import { makeHost } from './run-batch.js';
 import type { HostName } from './run-batch.js';
@@ -81,10 +83,22 @@ export async function runTui(run: TuiRun): Promise<number> {
     const quitting = new Promise<void>((r) => (quit = r));
     actions = {
       confirm: () => {},
-      resume: () => coordinator.approve({ confirmationTime: new Date().toISOString() }),
+      resume: () => {
+        // (a budget_stopped batch goes on only with a larger budget: said, not thrown into the loop)
+        const why = limitsRefusal(ports.store.readRecord(), {});
+        if (why) store!.notice(`resume: ${why}: lanes resume --approve --budget N`);
+        else coordinator.approve({ confirmationTime: new Date().toISOString() });
+      },
       retry: (task) => coordinator.retry(task),
       review: (task, verdict) => coordinator.review({ task_id: task, verdict }),
       togglePause: () => coordinator.setPaused(!coordinator.paused),
+      drop: (task) => coordinator.waysOut.drop(task),
+      cancel: () => coordinator.waysOut.cancel(),
+      land: () =>
+        void landBatch(run.repo, run.batchId, {}).then(
+          (summary) => store!.notice(summary),
+          (error: unknown) => store!.notice(error instanceof Error ? error.message : String(error)),
+        ),
       diff: (task) => laneDiff(ports.store, run.repo.root, task),
       qaLog: async (task) => laneQaLog(ports.store, task),
       openShell: async (task) => {
@@ -143,6 +157,8 @@ function placeholderActions(confirm: (yes: boolean) => void): TuiActions {
     retry: none,
     review: none,
     togglePause: none,
+    drop: none,
+    cancel: none,
     diff: async () => '',
     qaLog: async () => '',
     openShell: async () => {},

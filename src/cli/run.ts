@@ -17,22 +17,36 @@ usage: lanes [-C <dir>] <command> [options]
   start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME]
         [--model M] [--effort E] [--no-run]
                                     confirm a plan and run the batch to its end
-  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>]
-                                    go on with a stopped batch (--approve: the fresh confirmation)
+  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]
+                                    go on with a stopped batch (--approve: the fresh confirmation;
+                                    --budget: a larger budget.max_children, needed for budget_stopped)
+  drop <batch> <child> [--reason TEXT]
+                                    the child and its dependents leave the batch (state dropped;
+                                    their work stays on their lane branches)
+  cancel <batch> [--reason TEXT]    end the batch (state cancelled), running or not
   tick <batch> [--offer <child>=<path>] [--exited <child>[=<code>]] [--review <child>=approve|reject]
        [--approve [--replan <plan>]] [--json]
                                     run one core tick and print its report
   status [<batch>] [--json]         show a batch record and its last report
   log [<batch>] [--follow] [--json] show the journal
   wait <batch> --until <state>[,<state>...] [--timeout S]
-                                    block until the batch reaches a state
+                                    block until the batch reaches a state (3: it stopped for a
+                                    human first; 4: it ended in another state)
   demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
+  land <batch> [--into <branch>] [--merge] [--push <remote>]
+                                    move the base branch (or --into) to a completed batch's result
+  clean <batch> [--force]           remove a batch's lanes, lane branches and state (the batch branch stays)
 
   -C <dir>       run as if lanes was started in <dir>
   -h, --help     this help
   -V, --version  the version
 
-exit codes: 0 done, 2 bad input (nothing written), 3 stopped for a human, 4 failed, 1 unexpected error
+exit codes: 0 done, 2 bad input (nothing written), 3 stopped for a human (needs_human,
+budget_stopped, dispatch paused), 4 ended otherwise (failed, rejected, cancelled), 1 unexpected error
+
+batch states: prepared running needs_human budget_stopped | completed failed rejected cancelled (terminal)
+child states: pending lane_admitted enrolled settled lane_committed integrated released
+              needs_human skipped_blocked dropped
 `;
 
 function packageVersion(): string {
@@ -96,6 +110,14 @@ export async function run(
       return (await import('./commands/wait.js')).waitCommand(context, rest);
     case 'demo':
       return (await import('./commands/demo.js')).demoCommand(context, rest);
+    case 'drop':
+      return (await import('./commands/drop.js')).dropCommand(context, rest);
+    case 'cancel':
+      return (await import('./commands/cancel.js')).cancelCommand(context, rest);
+    case 'land':
+      return (await import('./commands/land.js')).landCommand(context, rest);
+    case 'clean':
+      return (await import('./commands/clean.js')).cleanCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }

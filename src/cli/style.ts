@@ -18,7 +18,7 @@ export function colorState(state: string): string {
   if (state === 'completed' || state === 'integrated' || state === 'released') return green(state);
   if (state === 'needs_human' || state === 'skipped_blocked' || state === 'budget_stopped')
     return yellow(state);
-  if (state === 'failed' || state === 'rejected') return red(state);
-  if (state === 'pending' || state === 'prepared') return dim(state);
+  if (state === 'failed' || state === 'rejected' || state === 'cancelled') return red(state);
+  if (state === 'pending' || state === 'prepared' || state === 'dropped') return dim(state);
   return cyan(state);
 }

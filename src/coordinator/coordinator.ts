@@ -11,9 +11,12 @@ import type { ReviewVerdict } from '../core/tick.js';
 import type { TickPorts } from '../core/ports.js';
 import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import type { Host, LaneSession } from '../hosts/host.js';
+import type { BatchFiles } from '../store/batch-files.js';
 import { ExecutorRunner } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
+import { HUMAN_STOPS } from '../core/wait-verdict.js';
+import { WaysOut } from './ways-out.js';
 
 // The parent (SPEC §7): tick → act on every handoff → wait for any lane event → tick.
 // A freed slot is refilled in the same turn: provisioning offers its lane to an
@@ -32,7 +35,8 @@ export type CoordinatorEvent =
 export interface CoordinatorOptions {
   batchId: string;
   repoRoot: string;
-  ports: TickPorts;
+  /** The ways out need the state directory itself (their requests, the trash), hence BatchFiles. */
+  ports: TickPorts & { store: BatchFiles };
   config: Config;
   host: Host;
   approval?: Approval;
@@ -65,6 +69,8 @@ export class Coordinator {
   private wake: (() => void) | null = null;
   private woken = false;
   private stopping = false;
+  /** Drop and cancel: the TUI's keys and the requests of `lanes drop` / `lanes cancel`. */
+  readonly waysOut: WaysOut;
   lastReport: Report | null = null;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -79,6 +85,13 @@ export class Coordinator {
       paused: (why) => this.emit({ kind: 'paused', why }),
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
+    });
+    this.waysOut = new WaysOut({
+      repoRoot: options.repoRoot,
+      store,
+      runner: this.runner,
+      wake: () => this.signal(),
+      notice: (text) => this.emit({ kind: 'notice', text }),
     });
   }
 
@@ -138,7 +151,6 @@ export class Coordinator {
     this.stopping = true;
     this.signal();
   }
-
   async run(): Promise<CoordinatorResult> {
     await this.reportUnknownWorktrees();
     const timer = setInterval(
@@ -146,12 +158,15 @@ export class Coordinator {
       this.options.laneCheckMs ?? LANE_CHECK_MS,
     );
     timer.unref();
+    this.waysOut.watchRequests();
     let offers: Offer[] = [];
     let setupFailures: Failure[] = [];
     let inFlight = new Set<string>();
     try {
       for (;;) {
+        const waysOut = await this.waysOut.beforeTick(); // (drop, cancel: their executors stopped)
         const input = {
+          ...waysOut.input,
           offers,
           setupFailures,
           exited: this.runner.exits.splice(0),
@@ -161,6 +176,7 @@ export class Coordinator {
         };
         this.approval = undefined;
         const report = await tick(this.options.ports, input);
+        await this.waysOut.afterTick(waysOut.files);
         if (input.approval) this.runner.setPlan(this.options.ports.store.readPlan());
         this.lastReport = report;
         offers = [];
@@ -176,9 +192,9 @@ export class Coordinator {
           if (await this.act(handoff, report, offers, setupFailures)) again = true;
         }
         if (this.runner.exits.length) again = true;
-        if (report.batch_state === 'failed') this.runner.killAll();
+        if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
-        const stopped = TERMINAL_BATCH_STATES.has(report.batch_state) || report.batch_state === 'needs_human';
+        const stopped = TERMINAL_BATCH_STATES.has(report.batch_state) || HUMAN_STOPS.has(report.batch_state);
         const idle = this.runner.live.size === 0 && !this.woken;
         if (this.stopping || ((stopped || idle) && !this.options.waitForHuman)) return this.result(report);
         await this.nextEvent();
@@ -186,6 +202,7 @@ export class Coordinator {
       }
     } finally {
       clearInterval(timer);
+      this.waysOut.stopWatching();
     }
   }
 

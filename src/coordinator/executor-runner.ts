@@ -17,6 +17,7 @@ import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
 import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
 import { LaneWatch } from './lane-watch.js';
+import { stopRecordedExecutor, stopSession } from './stop-executors.js';
 import type { LaneHealth } from './lane-watch.js';
 
 // The parent's executor side: one executor per executor handoff that has none running,
@@ -242,7 +243,13 @@ export class ExecutorRunner {
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
-    const end = { ranForMs: ranFor, laneChanged: changed, watchedFromStart: live.session !== null };
+    const stoppedByLanes = this.stopping.delete(h.task_id);
+    const end = {
+      ranForMs: ranFor,
+      laneChanged: changed,
+      watchedFromStart: live.session !== null,
+      stoppedByLanes,
+    };
     const judged = judgeExecutorEnd(this.suspectStreak, end, this.paused);
     this.suspectStreak = judged.suspectStreak;
     if (judged.suspect)
@@ -261,6 +268,17 @@ export class ExecutorRunner {
     });
     this.events.exited(h.task_id, exit);
     this.events.wake();
+  }
+
+  /** Executors stopped on purpose (drop, cancel): their exit says nothing of dispatch health. */
+  private readonly stopping = new Set<string>();
+
+  /** Stops a lane's executor (drop, cancel) and waits until it has exited. */
+  async stop(task: string): Promise<void> {
+    const live = this.live.get(task);
+    if (live) this.stopping.add(task);
+    if (live?.session) return stopSession(live.session);
+    if (live) await stopRecordedExecutor(this.store.readKernel(task));
   }
 
   killAll(): void {

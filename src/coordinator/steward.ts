@@ -1,13 +1,12 @@
-import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Config } from '../core/config.js';
 import { crashPoint } from '../process/crash-points.js';
 import type { Handoff } from '../core/report.js';
-import type { AcceptanceCheck } from '../core/plan.js';
 import { isAncestor, resolveCommit } from '../git/commits.js';
 import { git } from '../git/git.js';
 import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
-import { runCheck } from '../qa/check-runner.js';
+import { prepareCheckout } from '../qa/lane-setup.js';
 
 // The steward creates and removes lane worktrees when a tick asks (SPEC §7). It never
 // deletes work that is not integrated: a worktree goes only when it is clean and its
@@ -71,21 +70,10 @@ export class Steward {
       if (add.exitCode !== 0) return failed(add.stderr.trim());
       crashPoint('after-worktree-add', h.task_id);
     }
-    for (const file of this.config.copy_files) {
-      const from = join(this.repoRoot, file);
-      if (existsSync(from) && statSync(from).isFile()) {
-        mkdirSync(dirname(join(path, file)), { recursive: true });
-        copyFileSync(from, join(path, file));
-      }
-    }
-    for (const [i, command] of this.config.setup.entries()) {
-      const check: AcceptanceCheck = { id: `setup-${i + 1}`, run: command, timeout_ms: 30 * 60_000 };
-      const result = await runCheck(path, check, join(this.logDirFor(h.task_id), `setup-${i + 1}.log`));
-      if (result.exit_code !== 0)
-        return failed(
-          `setup command ${i + 1} ${result.timed_out ? 'timed out' : `exited ${result.exit_code}`}:\n${result.tail}`,
-        );
-    }
+    const notReady = await prepareCheckout(this.repoRoot, path, this.config, (name) =>
+      join(this.logDirFor(h.task_id), `${name}.log`),
+    );
+    if (notReady) return failed(notReady);
     return { kind: 'offer', taskId: h.task_id, path };
   }
 

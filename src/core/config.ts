@@ -3,6 +3,7 @@ import { badInput } from './errors.js';
 import { idSchema } from './ids.js';
 import { formatIssues } from './issues.js';
 import { effortSchema, modelSchema, permissionSchema } from './preference-values.js';
+import { acceptanceCheckSchema } from './plan.js';
 import { scopeEntryProblem } from './scope.js';
 
 // lanes.config.json at the repository root (SPEC §2.2). Optional; every field has a default.
@@ -81,6 +82,8 @@ export const configSchema = z.strictObject({
   keep_lane_branches: z.boolean().default(false),
   notify: z.enum(['bell', 'osc9', 'both', 'none']).default('both'),
   integration_checks: z.enum(['changed', 'all']).default('changed'),
+  /** The whole batch's checks when the plan has no `final_checks` (e.g. the full test suite). */
+  final_checks: z.array(acceptanceCheckSchema).default([]),
 });
 export type Config = z.output<typeof configSchema>;
 

@@ -108,7 +108,8 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
   if (reverify) {
     const failing = await verifyCandidate(ctx, child, candidate, head);
     if (failing.length > 0) {
-      ctx.park(child.task_id, `batch_integration_check_failed: ${failing.join(', ')}`);
+      const logs = ctx.ports.store.integrationLogPath(child.task_id, candidate, '*');
+      ctx.park(child.task_id, `batch_integration_check_failed: ${failing.join(', ')} (output: ${logs})`);
       return true;
     }
   }
@@ -135,11 +136,18 @@ async function verifyCandidate(
     child.task_id,
     ...ctx.record.children.filter((c) => c.commit !== null && since.has(c.commit)).map((c) => c.task_id),
   ];
+  const logPath = (name: string) => ctx.ports.store.integrationLogPath(child.task_id, candidate, name);
   return git.withScratchCheckout(candidate, ctx.ports.store.scratchDir(), async (dir) => {
     const failing: string[] = [];
+    // The checkout gets what a lane gets (copy_files, setup) before any check runs in it.
+    const notReady = (await ctx.ports.qa.prepare?.(dir, logPath)) ?? null;
+    if (notReady) {
+      ctx.journal('qa-failed', { task: child.task_id, integration_check: true, setup: notReady });
+      return ['setup'];
+    }
     for (const task of tasks) {
       const checks = ctx.planChild(task).acceptance;
-      const results = await ctx.ports.qa.runChecks(dir, checks, () => null);
+      const results = await ctx.ports.qa.runChecks(dir, checks, (check) => logPath(`${task}-${check.id}`));
       for (const r of results) if (r.exit_code !== 0 || r.timed_out) failing.push(`${task}:${r.id}`);
     }
     ctx.journal(failing.length ? 'qa-failed' : 'qa-passed', {

@@ -30,6 +30,8 @@ export type ErrorCode =
   // Executor preferences (src/core/preferences.ts) and the executor preflight.
   | 'directive_invalid'
   | 'executor_missing'
+  | 'land_refused'
+  | 'clean_refused'
   // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
   | 'herdr_not_detected'
   | 'herdr_too_old'

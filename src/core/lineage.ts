@@ -21,6 +21,11 @@ export async function classifyLineage(git: GitPort, record: BatchRecord): Promis
   if (tip === null)
     return { kind: 'broken', reason: `batch_head_lineage_broken: ${record.branch} does not exist` };
   if (tip === expected) return { kind: 'equal', head: tip };
+  // A rebuild that evicts a culprit (final-verification.ts) moved the branch to a tip that
+  // does not descend from the recorded one; it is accepted only while it is being recorded.
+  const fv = record.final_verification;
+  if (fv?.phase === 'evict' && fv.rebuild?.from === expected && fv.rebuild.to === tip)
+    return { kind: 'equal', head: tip };
   if (!(await git.isAncestor(expected, tip)))
     return {
       kind: 'broken',

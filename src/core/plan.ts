@@ -76,11 +76,15 @@ const planSchema = z.strictObject({
   model: modelSchema.optional(),
   effort: effortSchema.optional(),
   children: z.array(childSchema).min(1),
+  /** Checks of the whole batch, run on the batch tip once every child is integrated (docs/DECISIONS.md). */
+  final_checks: z.array(checkSchema).min(1).optional(),
 });
 
 export type Plan = z.output<typeof planSchema>;
 export type PlanChild = Plan['children'][number];
 export type AcceptanceCheck = PlanChild['acceptance'][number];
+/** The shape of one check (acceptance, final_checks, the config's final_checks). */
+export const acceptanceCheckSchema = checkSchema;
 
 /**
  * What the core needs of a YAML parser: the `yaml` package's `parseDocument`. The caller
@@ -205,6 +209,11 @@ function referenceProblems(plan: Plan): string[] {
       checkIds.add(check.id);
     });
   });
+  const finalIds = new Set<string>();
+  (plan.final_checks ?? []).forEach((check, j) => {
+    if (finalIds.has(check.id)) problems.push(`final_checks[${j}].id: duplicate check id "${check.id}"`);
+    finalIds.add(check.id);
+  });
   return problems;
 }
 
@@ -238,14 +247,21 @@ function cycleProblems(plan: Plan): string[] {
   return [];
 }
 
-/** sha256 of the canonical JSON of the children's contract fields, in plan order. */
+const checkContract = (a: AcceptanceCheck) => ({ id: a.id, run: a.run, timeout_ms: a.timeout_ms });
+
+/**
+ * sha256 of the canonical JSON of the children's contract fields, in plan order. A plan
+ * with `final_checks` hashes `{children, final_checks}` instead, so the digest of every
+ * plan without them stays what it was.
+ */
 export function planDigest(plan: Plan): string {
   const children = plan.children.map((c) => ({
     id: c.id,
     goal: c.goal,
     blocked_by: c.blocked_by,
     scope: c.scope,
-    acceptance: c.acceptance.map((a) => ({ id: a.id, run: a.run, timeout_ms: a.timeout_ms })),
+    acceptance: c.acceptance.map(checkContract),
   }));
-  return sha256Hex(canonicalJson(children));
+  if (plan.final_checks === undefined) return sha256Hex(canonicalJson(children));
+  return sha256Hex(canonicalJson({ children, final_checks: plan.final_checks.map(checkContract) }));
 }

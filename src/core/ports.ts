@@ -2,6 +2,7 @@ import type { CheckRun, KernelRecord } from './kernel.js';
 import type { AcceptanceCheck, Plan } from './plan.js';
 import type { BatchRecord } from './record.js';
 import type { Report } from './report.js';
+import type { ReworkOutcome } from './rework-onto-head.js';
 
 // The ports the core runner works through. Adapters: src/store (files), src/git (git
 // plumbing), src/qa/check-runner (QA processes). Tests may pass their own.
@@ -20,6 +21,8 @@ export interface StorePort {
   writeKernel(record: KernelRecord): void;
   qaLogPath(taskId: string, qaRun: number, checkId: string): string;
   scratchDir(): string;
+  /** Where a re-verification's output goes (kept in the child's logs, shown by `l`). */
+  integrationLogPath(taskId: string, candidate: string, name: string): string;
   /** The folder of a child's logs: executor transcripts and prompts, QA and setup logs. */
   logDir(taskId: string): string;
 }
@@ -82,6 +85,20 @@ export interface GitPort {
   integrationCommit(tree: string, parent: string, laneCommit: string, extraTrailers: string): Promise<string>;
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean>;
   withScratchCheckout<T>(commit: string, dir: string, fn: (path: string) => Promise<T>): Promise<T>;
+  /**
+   * Merges `head` into the lane's work (its branch tip plus what is uncommitted), in the
+   * lane: the branch gets a merge commit of both (the old tip stays its ancestor), the
+   * work tree its tree — with conflict markers in the conflicting files. Done already
+   * (the tip is that merge) → the same answer again.
+   */
+  reworkLane(
+    lanePath: string,
+    branch: string,
+    head: string,
+    ids: { batch: string; task: string },
+  ): Promise<ReworkOutcome>;
+  /** Which of these lane files still hold conflict markers. */
+  conflictMarkers(lanePath: string, paths: readonly string[]): Promise<string[]>;
 }
 
 export interface QaPort {
@@ -90,6 +107,29 @@ export interface QaPort {
     checks: readonly AcceptanceCheck[],
     logPathFor: (check: AcceptanceCheck) => string | null,
   ): Promise<CheckRun[]>;
+  /** Readies a scratch checkout like a lane (copy_files, setup): null, or why it failed. */
+  prepare?(dir: string, logPathFor: (name: string) => string): Promise<string | null>;
+}
+
+/** What the final verification needs beyond the GitPort (docs/DECISIONS.md "Final verification"). */
+export interface FinalPort {
+  /** Runs the checks in a scratch checkout of `commit` (files copied, setup run); output kept in the logs. */
+  runChecks(commit: string, checks: readonly AcceptanceCheck[], label: string): Promise<CheckRun[]>;
+  /** The tree of `head` plus the change laneBase→laneCommit (a cherry-pick by merge-tree), or the conflicts. */
+  replayTree(
+    head: string,
+    laneBase: string,
+    laneCommit: string,
+  ): Promise<{ tree: string } | { conflicts: string[] }>;
+  /** Reads what the replays of these lane commits will need, at once (optional: a speed-up). */
+  prepareReplay?(laneCommits: readonly string[]): Promise<void>;
+  /** Points `ref` at `commit` (no compare: the ref is lanes' own). */
+  keepRef(ref: string, commit: string): Promise<void>;
+  dropRef(ref: string): Promise<void>;
+  /** Puts an evicted lane back to fix: the worktree at `path` on its branch at the lane base, the lane commit's change uncommitted in it. */
+  restoreLane(lane: { path: string; branch: string; base_head: string; lane_commit: string }): Promise<void>;
+  /** Takes a skipped dependent's lane away: its lane commit kept under `keep`, the worktree (if clean) and branch removed. */
+  retireLane(lane: { path: string; branch: string; lane_commit: string | null }, keep: string): Promise<void>;
 }
 
 export interface Clock {
@@ -104,6 +144,10 @@ export interface TickPorts {
   newRunId(): string;
   /** `integration_checks: all` in the config re-verifies every integration. */
   integrationChecks: 'changed' | 'all';
+  /** The config's `final_checks`, used when the plan has none. */
+  finalChecks?: readonly AcceptanceCheck[];
+  /** Needed when the batch has final checks. */
+  final?: FinalPort;
   /** Called at named points after a git mutation and before the write that records it. */
   crashPoint(name: string, detail?: string): void;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { finalStateProblems, finalVerificationSchema } from './final-state.js';
 import { ID_PATTERN } from './ids.js';
 
 // The batch record (SPEC §3): its shape as a zod schema, and the invariants a schema
@@ -15,13 +16,23 @@ export const BATCH_STATES = [
   'budget_stopped',
   'failed',
   'rejected',
+  'cancelled',
 ] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
+// budget_stopped is not terminal: `resume --approve --budget N` reopens it (docs/DECISIONS.md,
+// "No dead ends"). States that stop for a human are needs_human and budget_stopped.
 export const TERMINAL_BATCH_STATES: ReadonlySet<BatchState> = new Set([
   'completed',
-  'budget_stopped',
   'failed',
   'rejected',
+  'cancelled',
+]);
+/** Batch states in which no child may be in flight. */
+export const QUIET_BATCH_STATES: ReadonlySet<BatchState> = new Set([
+  'failed',
+  'budget_stopped',
+  'rejected',
+  'cancelled',
 ]);
 
 export const CHILD_STATES = [
@@ -34,6 +45,7 @@ export const CHILD_STATES = [
   'released',
   'needs_human',
   'skipped_blocked',
+  'dropped',
 ] as const;
 export type ChildState = (typeof CHILD_STATES)[number];
 
@@ -45,6 +57,15 @@ export const IN_FLIGHT_STATES: ReadonlySet<ChildState> = new Set([
   'lane_committed',
 ]);
 export const INTEGRATED_STATES: ReadonlySet<ChildState> = new Set(['integrated', 'released']);
+/** Children that left the batch (work kept on their lane branch) or are in it for good. */
+export const SETTLED_FOR_BATCH: ReadonlySet<ChildState> = new Set(['integrated', 'released', 'dropped']);
+
+/** A child counts against budget.max_children once it took (or tried to take) a lane. */
+export function countsAgainstBudget(child: ChildRecord): boolean {
+  if (child.state === 'pending' || child.state === 'skipped_blocked') return false;
+  if (child.state === 'dropped') return child.lane !== null;
+  return true;
+}
 
 const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { message: 'must be a full commit id' });
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' });
@@ -88,6 +109,8 @@ export const batchRecordSchema = z.strictObject({
   children: z.array(childRecordSchema).min(1),
   commits: z.array(sha),
   adopted_heads: z.array(z.strictObject({ from: sha, to: sha })),
+  /** The final verification in progress (absent when none is). */
+  final_verification: finalVerificationSchema.optional(),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -121,25 +144,43 @@ export function checkRecordInvariants(record: BatchRecord): string[] {
   if (new Set(childCommits).size !== childCommits.length)
     problems.push('children: two children name the same integration commit');
 
-  const left = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked').length;
+  const left = record.children.filter(countsAgainstBudget).length;
   if (left > record.budget.max_children)
     problems.push(`budget: ${left} children started, more than max_children ${record.budget.max_children}`);
 
   const state = record.batch_state;
   // Name the children that break a batch-level rule: `"T3" (pending), "T5" (enrolled)`.
   const named = (children: ChildRecord[]) => children.map((c) => `"${c.task_id}" (${c.state})`).join(', ');
-  const started = record.children.filter((c) => c.state !== 'pending');
+  // (a child dropped before the batch ran is not started)
+  const started = record.children.filter((c) => c.state !== 'pending' && !(c.state === 'dropped' && !c.lane));
   if (state === 'prepared' && started.length > 0)
     problems.push(`batch_state: prepared, but a child is not pending: ${named(started)}`);
   if (state === 'prepared' && record.commits.length > 0)
     problems.push('batch_state: prepared, but commits is not empty');
-  const notIntegrated = record.children.filter((c) => !INTEGRATED_STATES.has(c.state));
+  const notIntegrated = record.children.filter((c) => !SETTLED_FOR_BATCH.has(c.state));
   if (state === 'completed' && notIntegrated.length > 0)
     problems.push(`batch_state: completed, but a child is not integrated: ${named(notIntegrated)}`);
   const inFlight = record.children.filter((c) => IN_FLIGHT_STATES.has(c.state));
-  if ((state === 'failed' || state === 'budget_stopped' || state === 'rejected') && inFlight.length > 0)
+  if (QUIET_BATCH_STATES.has(state) && inFlight.length > 0)
     problems.push(`batch_state: ${state}, but a child is still in flight: ${named(inFlight)}`);
+  problems.push(...finalVerificationProblems(record));
   return problems;
+}
+
+function finalVerificationProblems(record: BatchRecord): string[] {
+  const fv = record.final_verification;
+  if (!fv) return [];
+  const out = finalStateProblems(fv).map((p) => `final_verification.${p}`);
+  // (failed: the lineage guard may fail a batch in the middle of a verification;
+  // cancelled, where that state exists: the user may cancel it then)
+  if (!['running', 'failed', 'cancelled'].includes(record.batch_state))
+    out.push(`final_verification: the batch is ${record.batch_state}, not running`);
+  const notIntegrated = record.children.filter(
+    (c) => !INTEGRATED_STATES.has(c.state) && (c.state as string) !== 'dropped',
+  );
+  if (fv.phase !== 'verify_rebuilt' && notIntegrated.length > 0)
+    out.push(`final_verification: ${fv.phase}, but "${notIntegrated[0]!.task_id}" is not integrated`);
+  return out;
 }
 
 /** One cycle of blocked_by edges longer than a self-reference (reported per child), or null. */
@@ -202,7 +243,7 @@ function childProblems(record: BatchRecord, child: ChildRecord, byId: Map<string
   if (child.commit !== null && !record.commits.includes(child.commit))
     out.push('commit: missing from commits');
 
-  const parked = state === 'needs_human' || state === 'skipped_blocked';
+  const parked = state === 'needs_human' || state === 'skipped_blocked' || state === 'dropped';
   if (parked && child.reason === null) out.push(`${state} without a reason`);
   if (!parked && child.reason !== null) out.push(`${state} but carries a reason`);
 
@@ -213,6 +254,10 @@ function childProblems(record: BatchRecord, child: ChildRecord, byId: Map<string
   for (const dep of deps)
     if (lane !== null && !INTEGRATED_STATES.has(dep.state))
       out.push(`holds a lane, but its dependency "${dep.task_id}" is ${dep.state}, not integrated`);
+  // A child that depends on a dropped one can never start: it is dropped with it.
+  const droppedDep = deps.find((d) => d.state === 'dropped');
+  if (droppedDep && state !== 'dropped')
+    out.push(`${state}, but its dependency "${droppedDep.task_id}" is dropped (it must be dropped too)`);
   if (
     state === 'skipped_blocked' &&
     !deps.some((d) => d.state === 'needs_human' || d.state === 'skipped_blocked')

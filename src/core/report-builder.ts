@@ -1,7 +1,10 @@
 import type { Handoff, LaneRefusal, Report } from './report.js';
 import { expectedHead } from './lineage.js';
+import { everyChildDone, finalChecksOf } from './final-verification.js';
 import { laneBranch } from './ids.js';
-import { IN_FLIGHT_STATES, INTEGRATED_STATES } from './record.js';
+import { IN_FLIGHT_STATES, SETTLED_FOR_BATCH } from './record.js';
+import { describeDropped } from './drop.js';
+import { parkedAdvice } from './next-steps.js';
 import { budgetSpent, startableChildren } from './schedule.js';
 import type { TickContext } from './tick-context.js';
 import { setBatchState } from './transitions.js';
@@ -21,7 +24,15 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   const handoffs: Handoff[] = [];
   let reason = options.reason ?? null;
 
-  if (record.batch_state === 'running' && record.children.every((c) => INTEGRATED_STATES.has(c.state))) {
+  // Dropped children left the batch: the rest all integrated is a completed batch. With
+  // final checks, verifyBatch completes the batch once they pass; until then (a
+  // verification cut short by a moved branch) it is not stopped either.
+  const finalPending = finalChecksOf(ctx).length > 0 && everyChildDone(record);
+  if (
+    record.batch_state === 'running' &&
+    record.children.every((c) => SETTLED_FOR_BATCH.has(c.state)) &&
+    !finalPending
+  ) {
     ctx.save(setBatchState(record, 'completed'));
     ctx.journal('batch-completed', { commits: ctx.record.commits.length });
   }
@@ -43,7 +54,9 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   if (
     ctx.record.batch_state === 'running' ||
     ctx.record.batch_state === 'completed' ||
-    ctx.record.batch_state === 'needs_human'
+    ctx.record.batch_state === 'needs_human' ||
+    ctx.record.batch_state === 'budget_stopped' ||
+    ctx.record.batch_state === 'cancelled'
   ) {
     for (const child of ctx.record.children) {
       if (child.state !== 'integrated') continue;
@@ -71,7 +84,8 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
       ctx.record.batch_state === 'running' &&
       !inFlight &&
       startable.length === 0 &&
-      !options.dispatchPaused
+      !options.dispatchPaused &&
+      !finalPending
     ) {
       const parked = ctx.record.children.filter((c) => c.state === 'needs_human');
       const next =
@@ -110,18 +124,24 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
 function nextAction(ctx: TickContext, handoffs: Handoff[], paused: boolean): string {
   const r = ctx.record;
   switch (r.batch_state) {
-    case 'completed':
-      return `All ${r.children.length} children are integrated on ${r.branch}.`;
-    case 'needs_human': {
-      const parked = r.children.filter((c) => c.state === 'needs_human').map((c) => c.task_id);
-      return `Inspect the parked lane${parked.length === 1 ? '' : 's'} (${parked.join(', ')}), then resume with a fresh confirmation (lanes resume ${r.batch_id} --approve).`;
+    case 'completed': {
+      const dropped = describeDropped(r);
+      if (!dropped) return `All ${r.children.length} children are integrated on ${r.branch}.`;
+      const n = r.children.filter((c) => c.commit !== null).length;
+      return `${n} of ${r.children.length} children are integrated on ${r.branch}; dropped: ${dropped}.`;
     }
+    case 'needs_human':
+      return parkedAdvice(r);
     case 'budget_stopped':
-      return `The child budget is spent; raise budget.max_children and re-confirm to go on.`;
+      return `The child budget (${r.budget.max_children}) is spent; go on with a larger one: lanes resume ${r.batch_id} --approve --budget ${r.budget.max_children + 1}`;
     case 'failed':
       return `The batch branch ${r.branch} no longer descends from what lanes recorded; every lane is kept for inspection.`;
     case 'rejected':
       return 'The batch was rejected.';
+    case 'cancelled': {
+      const dropped = describeDropped(r);
+      return `The batch was cancelled${dropped ? `; unintegrated work is kept: ${dropped}` : ''}.`;
+    }
     default: {
       if (paused) return 'Dispatch is paused; resume it to start new lanes.';
       const counts = new Map<string, number>();

@@ -4,12 +4,15 @@ import { planDigest } from './plan.js';
 import type { Plan } from './plan.js';
 import type { TickContext } from './tick-context.js';
 import { unpark, unskip } from './transitions.js';
+import { withLimits } from './reopen.js';
+import type { NewLimits } from './reopen.js';
+import { conflictPathsOf, reworkOntoHead } from './rework-onto-head.js';
 
 // Resuming parked work (SPEC §4): only with a fresh confirmation, strictly later than the
 // recorded one. Each parked child is re-read from its lane; what checks out goes back to
 // where its facts say it is, the rest stays parked with a reason.
 
-export interface Approval {
+export interface Approval extends NewLimits {
   confirmationTime: string;
   replan?: Plan;
   /** Resume only these parked children (the TUI's retry of one child); all when absent. */
@@ -37,7 +40,7 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
       'usage',
       `resume needs a fresh confirmation: ${approval.confirmationTime} is not later than the recorded ${ctx.record.confirmation_time}`,
     );
-  let record = { ...ctx.record, confirmation_time: approval.confirmationTime };
+  let record = withLimits({ ...ctx.record, confirmation_time: approval.confirmationTime }, approval);
   if (approval.replan) {
     checkReplan(ctx.plan, approval.replan);
     ctx.ports.store.writePlan(approval.replan);
@@ -70,8 +73,17 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
       );
       continue;
     }
+    const conflicted = conflictPathsOf(child.reason);
+    const markers = conflicted ? await ctx.ports.git.conflictMarkers(lane.path, conflicted) : [];
+    if (markers.length > 0) {
+      stillParked.push(child.task_id); // the lane still holds conflict markers: nothing to look at yet
+      ctx.journal('lane-conflict-unresolved', { task: child.task_id, paths: markers });
+      continue;
+    }
     if (lane.lane_commit) {
-      ctx.save(unpark(ctx.record, child.task_id, 'lane_committed'));
+      // Its lane commit did not integrate (a conflict, failed integration checks): the lane
+      // is brought onto the current batch head first, and looked at again.
+      if ((await reworkOntoHead(ctx, child.task_id)) === 'conflict') stillParked.push(child.task_id);
     } else if (kernel.record.lifecycle === 'done') {
       ctx.save(unpark(ctx.record, child.task_id, 'settled'));
     } else {

@@ -1,15 +1,17 @@
 import type { Plan } from './plan.js';
 import type { BatchRecord } from './record.js';
-import { IN_FLIGHT_STATES } from './record.js';
+import { countsAgainstBudget, IN_FLIGHT_STATES } from './record.js';
 import { scopesOverlap } from './scope.js';
 import { isStartable } from './transitions.js';
 
 // Which pending children may take a lane now: every dependency integrated, scope-disjoint
 // from every child in flight and from each other, within max_parallel and the child
-// budget (children that left pending). Plan order, so the result is deterministic.
+// budget (children that left pending). A parked child holds its scope too (its lane's
+// work comes back on resume): no overlapping sibling starts until it is integrated or
+// dropped. Plan order, so the result is deterministic.
 
 export function childrenStarted(record: BatchRecord): number {
-  return record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked').length;
+  return record.children.filter(countsAgainstBudget).length;
 }
 
 export function budgetSpent(record: BatchRecord): boolean {
@@ -21,13 +23,16 @@ export function startableChildren(record: BatchRecord, plan: Plan): string[] {
   const occupied = record.children
     .filter((c) => IN_FLIGHT_STATES.has(c.state))
     .map((c) => scopeOf.get(c.task_id) ?? ['**']);
+  const reserved = record.children
+    .filter((c) => c.state === 'needs_human')
+    .map((c) => scopeOf.get(c.task_id) ?? ['**']);
   const budgetLeft = record.budget.max_children - childrenStarted(record);
   const picks: string[] = [];
   for (const child of record.children) {
     if (occupied.length >= record.max_parallel || picks.length >= budgetLeft) break;
     if (!isStartable(record, child)) continue;
     const scope = scopeOf.get(child.task_id) ?? ['**'];
-    if (occupied.some((other) => scopesOverlap(other, scope))) continue;
+    if ([...occupied, ...reserved].some((other) => scopesOverlap(other, scope))) continue;
     picks.push(child.task_id);
     occupied.push(scope);
   }

@@ -9,6 +9,8 @@ import { park } from './transitions.js';
 /** The tick step in progress: names the crash point after each persist (`tick-persist:<step>`). */
 export type TickStep =
   | 'start'
+  | 'cancel'
+  | 'drop'
   | 'approve'
   | 'notices'
   | 'adopt'
@@ -18,6 +20,7 @@ export type TickStep =
   | 'commit'
   | 'integrate'
   | 'admit'
+  | 'final'
   | 'report';
 
 export class TickContext {

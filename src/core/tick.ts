@@ -11,9 +11,12 @@ import type { Report } from './report.js';
 import { isTerminal } from './report.js';
 import { settleAndReport } from './report-builder.js';
 import { applyApproval } from './resume.js';
+import { verifyBatch } from './final-verification.js';
 import type { Approval } from './resume.js';
 import { TickContext } from './tick-context.js';
 import { adoptHead, release, setBatchState } from './transitions.js';
+import { applyCancel, applyDrops } from './ways-out.js';
+import type { DropRequest } from './ways-out.js';
 
 // The core runner (SPEC §4): one tick, in the spec's order. Every step persists before
 // the next, and every step is safe to repeat after a crash: git is looked up before it is
@@ -40,6 +43,10 @@ export interface TickInput {
   dispatchPaused?: boolean;
   /** Lanes the steward could not set up: the pending child is parked with the reason. */
   setupFailures?: { task_id: string; reason: string }[];
+  /** `lanes drop`: these children (and their dependents) leave the batch. */
+  drops?: DropRequest[];
+  /** `lanes cancel`: the batch ends `cancelled`. */
+  cancel?: { reason?: string };
 }
 
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
@@ -55,13 +62,22 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
 
   if (isTerminal(ctx.record.batch_state)) {
     ctx.step = 'release';
-    if (ctx.record.batch_state === 'completed') await recordReleases(ctx);
+    if (ctx.record.batch_state === 'completed' || ctx.record.batch_state === 'cancelled')
+      await recordReleases(ctx);
     ctx.step = 'report';
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   }
+  if (input.cancel) {
+    ctx.step = 'cancel';
+    applyCancel(ctx, input.cancel.reason);
+    ctx.step = 'report';
+    return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  }
+  ctx.step = 'drop';
+  applyDrops(ctx, input.drops ?? []);
   ctx.step = 'approve';
   if (input.approval) await applyApproval(ctx, input.approval);
-  if (ctx.record.batch_state === 'needs_human') {
+  if (ctx.record.batch_state === 'needs_human' || ctx.record.batch_state === 'budget_stopped') {
     ctx.step = 'release';
     await recordReleases(ctx); // the steward still releases integrated lanes meanwhile
     ctx.step = 'report';
@@ -97,6 +113,8 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
   await integrateCommitted(ctx);
   ctx.step = 'admit';
   const refusals = await admitOffers(ctx, input.offers ?? []); // 6
+  ctx.step = 'final';
+  await verifyBatch(ctx); // every child integrated: the whole batch's checks
   ctx.step = 'report';
   return finish(ctx, await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false })); // 7
 }

@@ -1,5 +1,5 @@
 import type { BatchRecord, BatchState, ChildRecord, ChildState, LaneBinding } from './record.js';
-import { INTEGRATED_STATES, IN_FLIGHT_STATES } from './record.js';
+import { INTEGRATED_STATES, IN_FLIGHT_STATES, QUIET_BATCH_STATES } from './record.js';
 
 // The legal moves of a child and of a batch, as pure functions returning a new record.
 // The tick composes these; the record validator accepts every record they can build.
@@ -82,7 +82,7 @@ export function release(record: BatchRecord, taskId: string): BatchRecord {
 /** Parks a child and skips every pending dependent, transitively. */
 export function park(record: BatchRecord, taskId: string, reason: string): BatchRecord {
   const c = child(record, taskId);
-  if (INTEGRATED_STATES.has(c.state) || c.state === 'skipped_blocked')
+  if (INTEGRATED_STATES.has(c.state) || c.state === 'skipped_blocked' || c.state === 'dropped')
     throw new IllegalTransition(`park: child ${taskId} is ${c.state}`);
   return skipDependents(withChild(record, taskId, { state: 'needs_human', reason, commit: null }), taskId);
 }
@@ -138,10 +138,7 @@ export function unskip(record: BatchRecord): BatchRecord {
 }
 
 export function setBatchState(record: BatchRecord, state: BatchState): BatchRecord {
-  if (
-    (state === 'failed' || state === 'budget_stopped' || state === 'rejected') &&
-    record.children.some((c) => IN_FLIGHT_STATES.has(c.state))
-  )
+  if (QUIET_BATCH_STATES.has(state) && record.children.some((c) => IN_FLIGHT_STATES.has(c.state)))
     throw new IllegalTransition(`batch ${state}: children are still in flight`);
   return { ...record, batch_state: state };
 }

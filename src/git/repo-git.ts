@@ -5,6 +5,7 @@ import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '
 import {
   changeIdentity,
   commitAuthorAndMessage,
+  commitsAuthorAndMessage,
   commitsBetween,
   commitTree,
   identityEnv,
@@ -13,7 +14,10 @@ import {
   sameChange,
   updateRef,
 } from './commits.js';
+import type { Ident } from './commits.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
+import { conflictMarkers, reworkLane } from './lane-work.js';
+import type { ReworkOutcome } from '../core/rework-onto-head.js';
 import { git, splitNul } from './git.js';
 import { changedPaths, inspectLane, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
 import type { WorktreeEntry } from './worktrees.js';
@@ -121,7 +125,7 @@ export class RepoGit implements GitPort {
     laneCommit: string,
     extraTrailers: string,
   ): Promise<string> {
-    const { author, message: laneMessage } = await commitAuthorAndMessage(this.root, laneCommit);
+    const { author, message: laneMessage } = await this.authorAndMessage(laneCommit);
     const message = `${laneMessage.replace(/\n+$/, '')}\n${extraTrailers}`;
     const env = {
       ...(await identityEnv(this.root)),
@@ -130,6 +134,26 @@ export class RepoGit implements GitPort {
       GIT_AUTHOR_DATE: author.date,
     };
     return commitTree(this.root, tree, parent, message, env);
+  }
+
+  /** Lane commits never change: their author and message are read once (a rebuild replays many). */
+  private readonly messages = new Map<string, Promise<{ author: Ident; message: string }>>();
+
+  private authorAndMessage(sha: string): Promise<{ author: Ident; message: string }> {
+    let found = this.messages.get(sha);
+    if (!found) {
+      found = commitAuthorAndMessage(this.root, sha);
+      this.messages.set(sha, found);
+    }
+    return found;
+  }
+
+  /** Reads the author and message of many commits in one git call (before a rebuild). */
+  async loadMessages(shas: readonly string[]): Promise<void> {
+    const wanted = shas.filter((sha) => !this.messages.has(sha));
+    if (wanted.length === 0) return;
+    for (const [sha, info] of await commitsAuthorAndMessage(this.root, wanted))
+      this.messages.set(sha, Promise.resolve(info));
   }
 
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean> {
@@ -147,5 +171,18 @@ export class RepoGit implements GitPort {
       rmSync(path, { recursive: true, force: true });
       await git(this.root, ['worktree', 'prune']);
     }
+  }
+
+  reworkLane(
+    lanePath: string,
+    branch: string,
+    head: string,
+    ids: { batch: string; task: string },
+  ): Promise<ReworkOutcome> {
+    return reworkLane(lanePath, branch, head, ids, this.root);
+  }
+
+  conflictMarkers(lanePath: string, paths: readonly string[]): Promise<string[]> {
+    return Promise.resolve(conflictMarkers(lanePath, paths));
   }
 }

@@ -85,6 +85,10 @@ export class BatchFiles implements StorePort {
     return join(this.tasks.logDir(taskId), `qa-${qaRun}-${checkId}.log`);
   }
 
+  integrationLogPath(taskId: string, candidate: string, name: string): string {
+    return join(this.tasks.logDir(taskId), `integration-${candidate.slice(0, 12)}-${name}.log`);
+  }
+
   scratchDir(): string {
     return join(this.stateDir, 'scratch', this.batchId);
   }

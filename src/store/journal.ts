@@ -37,6 +37,19 @@ export const JOURNAL_EVENTS = [
   'replanned',
   'head-adopted',
   'worktree-unknown',
+  'final-check',
+  'bisect-step',
+  'culprit-found',
+  'evicted',
+  'landed',
+  'cleaned',
+  // the ways out of a stopped batch (docs/DECISIONS.md, "No dead ends")
+  'dropped',
+  'drop-refused',
+  'batch-cancelled',
+  'lane-trashed',
+  'lane-reworked',
+  'lane-conflict-unresolved',
 ] as const;
 export type JournalEvent = (typeof JOURNAL_EVENTS)[number];
 

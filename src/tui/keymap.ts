@@ -13,6 +13,9 @@ export type Command =
   | 'approve'
   | 'reject'
   | 'pause'
+  | 'land'
+  | 'drop'
+  | 'cancel'
   | 'quit'
   | 'help';
 
@@ -68,6 +71,27 @@ export const BINDINGS: readonly Binding[] = [
     help: 'reject the review of the selected lane',
   },
   { command: 'pause', keys: ['p'], shown: 'p', hint: 'pause', help: 'pause / unpause dispatch of new lanes' },
+  {
+    command: 'land',
+    keys: ['L'],
+    shown: 'L',
+    hint: 'land',
+    help: 'land the completed batch on its base branch (fast-forward)',
+  },
+  {
+    command: 'drop',
+    keys: ['D'],
+    shown: 'D',
+    hint: 'drop',
+    help: 'drop the selected child and its dependents (asks first; the work stays on its lane branch)',
+  },
+  {
+    command: 'cancel',
+    keys: ['C'],
+    shown: 'C',
+    hint: 'cancel',
+    help: 'cancel the batch (asks first; unintegrated work stays on lane branches)',
+  },
   { command: 'help', keys: ['?'], shown: '?', hint: 'keys', help: 'all keys' },
   { command: 'quit', keys: ['q'], shown: 'q', hint: 'quit', help: 'quit (asks while in-app executors run)' },
 ];

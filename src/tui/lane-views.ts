@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { git, splitNul } from '../git/git.js';
 import type { BatchFiles } from '../store/batch-files.js';
 
@@ -46,5 +47,24 @@ export function laneQaLog(files: BatchFiles, taskId: string): string {
     out.push(...text.split('\n').slice(-LOG_TAIL_LINES));
   }
   if (read.record.rework_feedback) out.push('', '── rework prompt ──', read.record.rework_feedback);
+  out.push(...integrationLogs(files.tasks.logDir(taskId)));
   return out.join('\n');
+}
+
+/** The output of the last re-verification of a merged tree (integration-<candidate>-*.log), if any. */
+function integrationLogs(logDir: string): string[] {
+  if (!existsSync(logDir)) return [];
+  const logs = readdirSync(logDir)
+    .filter((name) => name.startsWith('integration-') && name.endsWith('.log'))
+    .map((name) => ({ name, at: statSync(join(logDir, name)).mtimeMs }))
+    .sort((a, b) => a.at - b.at);
+  const last = logs.at(-1);
+  if (!last) return [];
+  const candidate = last.name.split('-')[1];
+  const out = ['', `── re-verification of the merged tree ${candidate} ──`];
+  for (const log of logs.filter((l) => l.name.split('-')[1] === candidate)) {
+    out.push(`── ${log.name} ──`);
+    out.push(...readFileSync(join(logDir, log.name), 'utf8').split('\n').slice(-LOG_TAIL_LINES));
+  }
+  return out;
 }

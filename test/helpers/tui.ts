@@ -158,6 +158,8 @@ export function recordingActions(
     confirm: record('confirm'),
     resume: record('resume'),
     retry: record('retry'),
+    drop: record('drop'),
+    cancel: record('cancel'),
     review: record('review'),
     togglePause: record('togglePause'),
     diff: async (task) => {

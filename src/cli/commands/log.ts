@@ -55,7 +55,9 @@ export async function logCommand(ctx: CommandContext, argv: string[]): Promise<n
         for (const e of parseJournal(text.slice(offset, complete)).entries) ctx.stdout(`${formatEntry(e)}\n`);
         offset = complete;
       }
-      if (TERMINAL_BATCH_STATES.has(store.read(batchId)!.batch_state)) finish();
+      // (budget_stopped is a stop, not an end, but as before nothing moves there without a human)
+      const state = store.read(batchId)!.batch_state;
+      if (TERMINAL_BATCH_STATES.has(state) || state === 'budget_stopped') finish();
     };
     const watcher = watch(store.paths(batchId).journal, () => poll());
     const timer = setInterval(poll, 1000);

@@ -34,6 +34,11 @@ export function planCheck(ctx: CommandContext, argv: string[]): number {
   waves.forEach((wave, i) => {
     out.push(`wave ${i + 1}: ${wave.map((c) => `${c.id} (${settings.executors[c.id]})`).join(', ')}`);
   });
+  const finals = plan.final_checks ?? config.final_checks;
+  if (finals.length > 0)
+    out.push(
+      `final checks${plan.final_checks ? '' : ' (from the config)'}: ${finals.map((c) => c.id).join(', ')}`,
+    );
   ctx.stdout(`${out.join('\n')}\n`);
   return 0;
 }

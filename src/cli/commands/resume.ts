@@ -6,7 +6,8 @@ import { checkReplan } from '../../core/resume.js';
 import type { Approval } from '../../core/resume.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
-import { batchIdArg, parseCommand } from '../args.js';
+import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
+import { checkLimits } from '../../core/reopen.js';
 import { batchPorts } from '../batch-ports.js';
 import { checkResumePrograms, confirmedReplan } from '../confirm.js';
 import type { CommandContext } from '../context.js';
@@ -23,7 +24,7 @@ export function defaultBatch(store: BatchStore, command: string): string {
   throw badInput('usage', `lanes ${command}: several batches have not ended (${open.join(', ')}); name one`);
 }
 
-/** `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>]` */
+/** `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]` */
 export async function resumeCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'resume',
@@ -33,9 +34,15 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       host: { type: 'string' },
       approve: { type: 'boolean' },
       replan: { type: 'string' },
+      budget: { type: 'string' },
+      parallel: { type: 'string' },
     },
     1,
   );
+  const budget = positiveIntArg('resume', 'budget', values.budget);
+  const parallel = positiveIntArg('resume', 'parallel', values.parallel);
+  if ((budget !== undefined || parallel !== undefined) && !values.approve)
+    throw badInput('usage', 'lanes resume: --budget and --parallel need --approve (a fresh confirmation)');
   const host = parseHost(values.host);
   if (values.replan && !values.approve)
     throw badInput('usage', 'lanes resume: --replan needs --approve (a fresh confirmation)');
@@ -49,7 +56,8 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
   // report to write: then the coordinator runs once more to wrap it up.
   const wrapUp =
     stored?.batch_state !== record.batch_state ||
-    (record.batch_state === 'completed' && record.children.some((c) => c.state === 'integrated'));
+    ((record.batch_state === 'completed' || record.batch_state === 'cancelled') &&
+      record.children.some((c) => c.state === 'integrated'));
   if (TERMINAL_BATCH_STATES.has(record.batch_state) && !wrapUp) {
     if (stored) ctx.stdout(formatReport(stored));
     ctx.stderr(`lanes: batch ${batchId} has ended (${record.batch_state}); nothing to resume\n`);
@@ -57,7 +65,12 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
   }
   let approval: Approval | undefined;
   if (values.approve) {
-    approval = { confirmationTime: new Date().toISOString() };
+    approval = {
+      confirmationTime: new Date().toISOString(),
+      ...(budget !== undefined ? { budget } : {}),
+      ...(parallel !== undefined ? { parallel } : {}),
+    };
+    checkLimits(record, approval); // exit 2 before anything is written
     if (!(Date.parse(approval.confirmationTime) > Date.parse(record.confirmation_time)))
       throw badInput(
         'usage',
@@ -68,11 +81,16 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       checkReplan(ports.store.readPlan(), approval.replan);
       approval.replan = confirmedReplan(repo.root, approval.replan); // (exit 2 if it cannot run)
     }
-  } else if (record.batch_state === 'needs_human' && !drawsTui(values.headless)) {
+  } else if (
+    (record.batch_state === 'needs_human' || record.batch_state === 'budget_stopped') &&
+    !drawsTui(values.headless)
+  ) {
     const report = store.readReport(batchId);
     if (report) ctx.stdout(formatReport(report));
     ctx.stderr(
-      `lanes: batch ${batchId} needs a human; inspect the parked lanes, then: lanes resume ${batchId} --approve\n`,
+      record.batch_state === 'needs_human'
+        ? `lanes: batch ${batchId} needs a human; inspect the parked lanes, then: lanes resume ${batchId} --approve (or lanes drop ${batchId} <child>, lanes cancel ${batchId})\n`
+        : `lanes: batch ${batchId} spent its child budget (${record.budget.max_children}); go on with: lanes resume ${batchId} --approve --budget <n>\n`,
     );
     return 3;
   }

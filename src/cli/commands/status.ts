@@ -1,4 +1,5 @@
 import { badInput } from '../../core/errors.js';
+import { childAdvice } from '../../core/next-steps.js';
 import type { BatchRecord } from '../../core/record.js';
 import { INTEGRATED_STATES } from '../../core/record.js';
 import type { Report } from '../../core/report.js';
@@ -53,7 +54,14 @@ function describeBatch(record: BatchRecord, report: Report | null): string {
     lines.push(
       `  ${child.task_id.padEnd(width)}  ${colorState(child.state)}${extra.length ? `  ${extra.join(', ')}` : ''}`,
     );
+    // What the user can do next with a parked child, from the record itself.
+    if (child.state === 'needs_human') lines.push(`  ${' '.repeat(width)}  → ${childAdvice(record, child)}`);
   }
+  const fv = record.final_verification;
+  if (fv)
+    lines.push(
+      `final verification: ${fv.phase}${fv.failing.length ? ` (red: ${fv.failing.join(', ')}; commits ${fv.good + 1}..${fv.bad} left)` : ''}, ${fv.runs} run${fv.runs === 1 ? '' : 's'}`,
+    );
   if (report) lines.push(`next: ${report.next_action}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,17 +1,23 @@
 import { badInput, ExitCode } from '../../core/errors.js';
-import { BATCH_STATES, TERMINAL_BATCH_STATES } from '../../core/record.js';
+import { BATCH_STATES } from '../../core/record.js';
 import type { BatchState } from '../../core/record.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
 import type { CommandContext } from '../context.js';
-import { exitCodeForState } from '../exit-codes.js';
+import { waitVerdict } from '../../core/wait-verdict.js';
+import { readLockHolder } from '../../store/lock.js';
+import { isSameProcessAlive } from '../../process/process-info.js';
 
 const POLL_MS = 200;
 
-/** Like exitCodeForState, but a wait that ends on prepared or running was satisfied: 0. */
-function waitExitCode(state: BatchState): number {
-  return state === 'prepared' || state === 'running' ? ExitCode.ok : exitCodeForState(state);
+/** Dispatch paused and nobody left to unpause it: the last report said so and no coordinator runs. */
+function pausedForGood(store: BatchStore, stateDir: string, batchId: string, state: BatchState): boolean {
+  if (state !== 'running') return false;
+  const report = store.readReport(batchId);
+  if (!report?.next_action.startsWith('Dispatch is paused')) return false;
+  const holder = readLockHolder(stateDir, batchId);
+  return !holder || !isSameProcessAlive(holder.pid, holder.start_time);
 }
 
 /** `lanes wait <batch> --until <state>[,<state>...] [--timeout S]` */
@@ -39,9 +45,16 @@ export async function waitCommand(ctx: CommandContext, argv: string[]): Promise<
   const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Infinity;
   for (;;) {
     const state = store.read(batchId)!.batch_state;
-    if (wanted.includes(state) || TERMINAL_BATCH_STATES.has(state)) {
+    const verdict = waitVerdict(
+      state,
+      wanted as BatchState[],
+      pausedForGood(store, repo.stateDir, batchId, state),
+    );
+    if (verdict.done) {
       ctx.stdout(`${state}\n`);
-      return waitExitCode(state);
+      if (verdict.exitCode !== ExitCode.ok)
+        ctx.stderr(`lanes wait: ${batchId} is ${state}, not ${wanted.join(' or ')}\n`);
+      return verdict.exitCode;
     }
     if (Date.now() >= deadline) {
       ctx.stderr(`lanes wait: ${batchId} is still ${state} after ${timeoutS} s\n`);

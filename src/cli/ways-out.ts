@@ -1,0 +1,122 @@
+import { loadConfig } from '../store/config-file.js';
+import { ExitCode, isLanesError } from '../core/errors.js';
+import type { BatchRecord } from '../core/record.js';
+import { INTEGRATED_STATES } from '../core/record.js';
+import type { Report } from '../core/report.js';
+import { tick } from '../core/tick.js';
+import type { TickInput } from '../core/tick.js';
+import { Steward } from '../coordinator/steward.js';
+import { stopRecordedExecutor } from '../coordinator/stop-executors.js';
+import { trashDroppedLanes } from '../coordinator/trash.js';
+import type { Trashed } from '../coordinator/trash.js';
+import type { BatchLock } from '../store/lock.js';
+import { acquireBatchLock, readLockHolder } from '../store/lock.js';
+import type { CoordinatorRequest } from '../store/requests.js';
+import { requestsDir, writeRequest } from '../store/requests.js';
+import type { RepoPaths } from '../store/state-dir.js';
+import { existsSync } from 'node:fs';
+import { batchPorts } from './batch-ports.js';
+import type { CommandContext } from './context.js';
+import { formatReport } from './print-report.js';
+
+// `lanes drop` and `lanes cancel` (docs/DECISIONS.md, "No dead ends"). With nobody running
+// the batch, the command takes the lock and does it itself: stops executors a gone
+// coordinator left running, ticks with the request, releases integrated lanes (cancel),
+// moves dropped lanes to the trash. With a live coordinator holding the lock, it leaves a
+// request for it (src/store/requests.ts) and waits until the record shows it done.
+
+export const HANDOVER_TIMEOUT_MS = 30_000;
+const POLL_MS = 100;
+
+export interface WayOut {
+  repo: RepoPaths;
+  batchId: string;
+  request: CoordinatorRequest;
+  command: string;
+  /** The record shows the request carried out. */
+  done: (record: BatchRecord) => boolean;
+}
+
+export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number> {
+  let lock: BatchLock;
+  try {
+    lock = await acquireBatchLock(way.repo.stateDir, way.batchId, way.command);
+  } catch (error) {
+    if (isLanesError(error) && error.code === 'lock_held') return handOver(ctx, way);
+    throw error;
+  }
+  try {
+    const ports = batchPorts(way.repo, way.batchId);
+    const before = ports.store.readRecord();
+    const stopping =
+      way.request.action === 'cancel'
+        ? before.children.filter((c) => c.lane && !INTEGRATED_STATES.has(c.state)).map((c) => c.task_id)
+        : [way.request.task_id];
+    for (const task of stopping) await stopRecordedExecutor(ports.store.readKernel(task));
+    const input: TickInput =
+      way.request.action === 'cancel'
+        ? { cancel: { reason: way.request.reason } }
+        : { drops: [{ task_id: way.request.task_id, reason: way.request.reason }] };
+    let report: Report = await tick(ports, input);
+    let released = 0;
+    if (way.request.action === 'cancel') {
+      const steward = new Steward(way.repo.root, way.batchId, loadConfig(way.repo.root), (t) =>
+        ports.store.tasks.logDir(t),
+      );
+      for (const h of report.handoffs) {
+        const commit = report.children.find((c) => c.task_id === h.task_id)?.commit;
+        if (h.action !== 'release' || !commit) continue;
+        const kept = await steward.release(h, commit, before.branch);
+        if (kept) ctx.stderr(`lanes: ${h.task_id}: ${kept}\n`);
+        else released++;
+      }
+    }
+    const trashed = await trashDroppedLanes(way.repo.root, way.repo.stateDir, ports.store.readRecord());
+    for (const t of trashed)
+      ports.store.journal('lane-trashed', {
+        task: t.task_id,
+        from: t.from,
+        to: t.to,
+        branch_tip: t.branch_tip,
+      });
+    if (released > 0) report = await tick(ports, {}); // records the releases
+    ctx.stdout(formatReport(report));
+    printTrashed(ctx, trashed);
+    return ExitCode.ok;
+  } finally {
+    await lock.release();
+  }
+}
+
+function printTrashed(ctx: CommandContext, trashed: Trashed[]): void {
+  for (const t of trashed)
+    ctx.stdout(
+      `${t.task_id}: work kept on its lane branch (${t.branch_tip.slice(0, 12)}); worktree moved to ${t.to}\n`,
+    );
+}
+
+/** A live coordinator runs the batch: leave it the request, wait until the record shows it done. */
+async function handOver(ctx: CommandContext, way: WayOut): Promise<number> {
+  const holder = readLockHolder(way.repo.stateDir, way.batchId);
+  const file = writeRequest(way.repo.stateDir, way.batchId, way.request);
+  ctx.stderr(
+    `lanes: batch ${way.batchId} is run by pid ${holder?.pid ?? '?'} (${holder?.command ?? 'another lanes'}); asked it to ${way.request.action}\n`,
+  );
+  const ports = batchPorts(way.repo, way.batchId);
+  const deadline = Date.now() + HANDOVER_TIMEOUT_MS;
+  for (;;) {
+    const record = ports.store.readRecord();
+    if (way.done(record) && !existsSync(file)) {
+      const report = ports.store.store.readReport(way.batchId);
+      if (report) ctx.stdout(formatReport(report));
+      return ExitCode.ok;
+    }
+    if (Date.now() >= deadline) {
+      ctx.stderr(
+        `lanes: the coordinator did not carry out the request within ${HANDOVER_TIMEOUT_MS / 1000} s; it waits in ${requestsDir(way.repo.stateDir, way.batchId)}\n`,
+      );
+      return ExitCode.unexpected;
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}

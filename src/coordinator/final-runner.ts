@@ -1,0 +1,69 @@
+import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Config } from '../core/config.js';
+import type { CheckRun } from '../core/kernel.js';
+import type { AcceptanceCheck } from '../core/plan.js';
+import type { FinalPort } from '../core/ports.js';
+import { dropRef, keepRef, replayTree, restoreLane, retireLane } from '../git/rebuild.js';
+import type { RepoGit } from '../git/repo-git.js';
+import { runCheck, runChecks } from '../qa/check-runner.js';
+
+// The FinalPort over a real repository: the final checks run in a scratch worktree of the
+// commit under test, prepared like a lane (copy_files, then the setup commands), with
+// every output kept under logs/final/<run>/ in the batch's state.
+
+export class FinalRunner implements FinalPort {
+  constructor(
+    private readonly git: RepoGit,
+    private readonly config: Pick<Config, 'copy_files' | 'setup'>,
+    private readonly scratchDir: string,
+    private readonly logDir: string,
+  ) {}
+
+  runChecks(commit: string, checks: readonly AcceptanceCheck[], label: string): Promise<CheckRun[]> {
+    const logs = join(this.logDir, label);
+    return this.git.withScratchCheckout(commit, this.scratchDir, async (dir) => {
+      for (const file of this.config.copy_files) {
+        const from = join(this.git.root, file);
+        if (existsSync(from) && statSync(from).isFile()) {
+          mkdirSync(dirname(join(dir, file)), { recursive: true });
+          copyFileSync(from, join(dir, file));
+        }
+      }
+      for (const [i, command] of this.config.setup.entries()) {
+        const check = { id: `setup-${i + 1}`, run: command, timeout_ms: 30 * 60_000 };
+        const result = await runCheck(dir, check, join(logs, `${check.id}.log`));
+        // A setup that fails fails every check of this run: they cannot be trusted.
+        if (result.exit_code !== 0) return checks.map((c) => ({ ...result, id: c.id }));
+      }
+      return runChecks(dir, checks, (check) => join(logs, `${check.id}.log`));
+    });
+  }
+
+  replayTree(head: string, laneBase: string, laneCommit: string) {
+    return replayTree(this.git.root, head, laneBase, laneCommit);
+  }
+
+  prepareReplay(laneCommits: readonly string[]): Promise<void> {
+    return this.git.loadMessages(laneCommits);
+  }
+
+  keepRef(ref: string, commit: string): Promise<void> {
+    return keepRef(this.git.root, ref, commit);
+  }
+
+  dropRef(ref: string): Promise<void> {
+    return dropRef(this.git.root, ref);
+  }
+
+  restoreLane(lane: { path: string; branch: string; base_head: string; lane_commit: string }): Promise<void> {
+    return restoreLane(this.git.root, lane);
+  }
+
+  retireLane(
+    lane: { path: string; branch: string; lane_commit: string | null },
+    keep: string,
+  ): Promise<void> {
+    return retireLane(this.git.root, lane, keep);
+  }
+}
