@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { cancelBatch, cancelRefusal } from '../src/core/cancel.js';
 import {
   checkDrop,
@@ -205,6 +206,7 @@ children:
   - { id: C, goal: c, scope: [g.txt], acceptance: [{ id: c, run: "true" }], executor: script, run: "true" }
 `,
     'plan.yaml',
+    YAML,
   );
   it('no overlapping sibling starts while it is parked; once dropped, it does', () => {
     let r: BatchRecord = { ...preparedRecord('b1', { A: [], B: [], C: [] }), batch_state: 'running' };

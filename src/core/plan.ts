@@ -93,11 +93,11 @@ export const acceptanceCheckSchema = checkSchema;
  */
 export type YamlParser = Pick<typeof YAMLModule, 'parseDocument'>;
 
-/**
- * Parses plan text; `source` names the file in messages and picks JSON or YAML (which
- * needs `yaml`).
- */
-export function parsePlanText(text: string, source: string, yaml?: YamlParser): Plan {
+/** Parses plan text; `source` names the file in messages and picks JSON or YAML. */
+export function parsePlanText(text: string, source: `${string}.json`): Plan;
+/** A source that may be YAML needs the parser (null: the text is known to be JSON). */
+export function parsePlanText(text: string, source: string, yaml: YamlParser | null): Plan;
+export function parsePlanText(text: string, source: string, yaml: YamlParser | null = null): Plan {
   const raw = decodePlan(text, source, yaml);
   // reportInput: the messages say what was found ("expected string, got number"), and
   // without it zod leaves `input` out, so every wrong type would read as "required".
@@ -153,7 +153,7 @@ function extensionOf(source: string): string {
   return dot <= 0 || name === '..' ? '' : name.slice(dot);
 }
 
-function decodePlan(text: string, source: string, yaml: YamlParser | undefined): unknown {
+function decodePlan(text: string, source: string, yaml: YamlParser | null): unknown {
   const ext = extensionOf(source).toLowerCase();
   if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml')
     throw badInput('plan_invalid', `plan ${source}: unknown file type "${ext}" (use .json, .yaml or .yml)`);

@@ -50,7 +50,7 @@ export class BatchFiles implements StorePort {
     const text = readStateFile(this.stateDir, this.planPath);
     if (text === null)
       throw new LanesError('state_invalid', `the confirmed plan ${this.planPath} is missing`, 2);
-    const plan = parsePlanText(text, this.planPath);
+    const plan = parsePlanText(text, this.planPath, null); // (the confirmed plan is always JSON)
     const record = this.store.read(this.batchId);
     if (record && planDigest(plan) !== record.plan_digest)
       throw new LanesError(

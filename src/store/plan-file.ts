@@ -21,7 +21,7 @@ export function loadPlan(path: string): Plan {
 
 /** parsePlanText with the YAML parser loaded when the file needs it. */
 export function parsePlanFileText(text: string, source: string): Plan {
-  return parsePlanText(text, source, /\.ya?ml$/i.test(source) ? loadYaml() : undefined);
+  return parsePlanText(text, source, /\.ya?ml$/i.test(source) ? loadYaml() : null);
 }
 
 // The YAML parser is loaded only for YAML plans: it is a fifth of `plan check`'s start-up
