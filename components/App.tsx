@@ -1,8 +1,9 @@
 import { Box, Text, useInput, useStdin, useStdout } from 'ink';
 import { useEffect, useState, useSyncExternalStore } from 'react';
+import { availableCommands, DROPPABLE, ENDED } from '../src/tui/available-commands.js';
 import type { Command } from '../src/tui/keymap.js';
 import { commandFor } from '../src/tui/keymap.js';
-import { gridSizes, innerSize } from '../src/tui/pane-layout.js';
+import { gridSizes, gridTasks, innerSize } from '../src/tui/pane-layout.js';
 import type { TerminalSize } from '../src/tui/pane-layout.js';
 import type { TuiStore } from '../src/tui/tui-store.js';
 import { ConfirmScreen } from './ConfirmScreen.js';
@@ -12,7 +13,7 @@ import { HelpOverlay } from './HelpOverlay.js';
 import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
-import { DROPPABLE, ENDED, WayOutPrompt } from './WayOutPrompt.js';
+import { WayOutPrompt } from './WayOutPrompt.js';
 import type { WayOut } from './WayOutPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
 import type { ViewerLine } from './TextViewer.js';
@@ -261,34 +262,4 @@ export function App({ store, actions, confirmLines }: AppProps) {
       <Footer commands={commands} notice={snapshot.notices.at(-1) ?? null} />
     </Box>
   );
-}
-
-function gridTasks(
-  rows: { taskId: string; running: boolean }[],
-  selected: string | undefined,
-  sessionOf: (task: string) => unknown,
-): string[] {
-  const withPanes = rows.filter((r) => sessionOf(r.taskId) !== null).map((r) => r.taskId);
-  const ordered = selected ? [selected, ...withPanes.filter((t) => t !== selected)] : withPanes;
-  return ordered.slice(0, 4);
-}
-
-function availableCommands(
-  batchState: string,
-  current: { state: string; reviewPending: boolean } | undefined,
-  hasPane: boolean,
-): Command[] {
-  const out: Command[] = ['select-next'];
-  if (hasPane) out.push('attach');
-  out.push('grid', 'diff', 'qa-log', 'shell');
-  if (batchState === 'needs_human' || current?.state === 'needs_human') out.push('resume', 'retry');
-  if (current?.reviewPending) out.push('approve', 'reject');
-  // (the footer names drop and cancel where a batch stopped; the keys work whenever they apply)
-  const stopped = batchState === 'needs_human' || batchState === 'budget_stopped';
-  if (current && (current.state === 'needs_human' || current.state === 'skipped_blocked') && stopped)
-    out.push('drop');
-  if (stopped) out.push('cancel');
-  if (batchState === 'completed') out.push('land');
-  out.push('pause', 'help', 'quit');
-  return out;
 }

@@ -2,18 +2,6 @@ import { AskPrompt } from './AskPrompt.js';
 
 // The questions before `D` (drop the selected child) and `C` (cancel the batch).
 
-export const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'rejected', 'cancelled']);
-/** The child states `D` applies to (not integrated, not dropped). */
-export const DROPPABLE: ReadonlySet<string> = new Set([
-  'pending',
-  'lane_admitted',
-  'enrolled',
-  'settled',
-  'lane_committed',
-  'needs_human',
-  'skipped_blocked',
-]);
-
 export type WayOut = { kind: 'drop'; task: string } | { kind: 'cancel' };
 
 export function WayOutPrompt({

@@ -82,3 +82,14 @@ export function resizeSessions(
     session.resize(size.cols, size.rows);
   }
 }
+
+/** The lanes a grid shows: the selected one first, then others with a pane, four at most. */
+export function gridTasks(
+  rows: { taskId: string; running: boolean }[],
+  selected: string | undefined,
+  sessionOf: (task: string) => unknown,
+): string[] {
+  const withPanes = rows.filter((r) => sessionOf(r.taskId) !== null).map((r) => r.taskId);
+  const ordered = selected ? [selected, ...withPanes.filter((t) => t !== selected)] : withPanes;
+  return ordered.slice(0, 4);
+}
