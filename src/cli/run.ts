@@ -26,6 +26,7 @@ usage: lanes [-C <dir>] <command> [options]
   wait <batch> --until <state>[,<state>...] [--timeout S]
                                     block until the batch reaches a state
   demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
+  hook <kind>                       (run by an agent's hook that lanes installed for its session)
 
   -C <dir>       run as if lanes was started in <dir>
   -h, --help     this help
@@ -95,6 +96,8 @@ export async function run(
       return (await import('./commands/wait.js')).waitCommand(context, rest);
     case 'demo':
       return (await import('./commands/demo.js')).demoCommand(context, rest);
+    case 'hook':
+      return (await import('./commands/hook.js')).hookCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }

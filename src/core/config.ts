@@ -22,6 +22,8 @@ export const profileSchema = z.strictObject({
     .array(z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
     .min(1)
     .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' }),
+  /** Which agent adapter launches and observes it (src/agents); a plain command when unset. */
+  agent: z.enum(['claude', 'codex', 'command']).optional(),
   model: z.string().optional(),
   effort: z.string().optional(),
   /** Regular expressions that, on an idle screen, mean "the executor waits for the user". */
@@ -66,11 +68,17 @@ export type Config = z.output<typeof configSchema>;
 /** Built-in executor profiles; a profile of the same name in the config replaces one. */
 export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
   claude: {
+    agent: 'claude',
     argv: ['claude', '{prompt}'],
     prompt_patterns: ['Do you want to', '\\(y/n\\)', '❯ 1\\. Yes'],
     env: {},
   },
-  codex: { argv: ['codex', '{prompt}'], prompt_patterns: ['Allow command\\?', '\\(y/n\\)'], env: {} },
+  codex: {
+    agent: 'codex',
+    argv: ['codex', '{prompt}'],
+    prompt_patterns: ['Allow command\\?', '\\(y/n\\)'],
+    env: {},
+  },
   aider: {
     argv: ['aider', '--yes-always', '--message-file', '{prompt_file}'],
     prompt_patterns: ['\\(Y\\)es/\\(N\\)o'],

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'batch_branch_checked_out'
   | 'batch_exists'
   | 'preflight_failed'
+  | 'hook_invalid'
   // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
   | 'herdr_not_detected'
   | 'herdr_too_old'
