@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Installs the pinned agent CLIs the tests run (Claude Code, Codex) into a cache folder
+// outside the checkout, so the project's own `npm ci` never downloads ~640 MB of agents and
+// a second run costs nothing. See docs/AGENTS.md.
+//
+//   node test/agents/install.mjs          # prints the bin dir on stdout
+//
+// The folder is `$LANES_AGENTS_CACHE`, else
+// `${XDG_CACHE_HOME:-$HOME/.cache}/lanes/agents/<first 16 hex of sha256(package-lock.json)>`:
+// a new lockfile gets a new folder, so a stale install is never reused. The completion
+// marker is written last, after both binaries answered `--version`; a folder without it is
+// wiped and installed again.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const MARKER = '.lanes-agents-installed';
+
+/** The cache folder for this lockfile (same rule as test/helpers/agents.ts). */
+export function agentsDir() {
+  if (process.env.LANES_AGENTS_CACHE) return process.env.LANES_AGENTS_CACHE;
+  const lock = readFileSync(join(here, 'package-lock.json'));
+  const digest = createHash('sha256').update(lock).digest('hex').slice(0, 16);
+  const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cacheRoot, 'lanes', 'agents', digest);
+}
+
+function fail(message) {
+  process.stderr.write(`lanes test agents: ${message}\n`);
+  process.exit(1);
+}
+
+function run(cmd, args, cwd) {
+  return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function versionsOf(bin) {
+  return {
+    claude: run(join(bin, 'claude'), ['--version']).trim(),
+    codex: run(join(bin, 'codex'), ['--version']).trim(),
+  };
+}
+
+function install() {
+  const dir = agentsDir();
+  const bin = join(dir, 'node_modules', '.bin');
+  const marker = join(dir, MARKER);
+  if (existsSync(marker)) return bin;
+
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(here, 'package.json'), join(dir, 'package.json'));
+  copyFileSync(join(here, 'package-lock.json'), join(dir, 'package-lock.json'));
+  process.stderr.write(`lanes test agents: installing the pinned Claude Code and Codex into ${dir} …\n`);
+  try {
+    // Claude Code's postinstall (`node install.cjs`) copies its native binary over a
+    // placeholder: it must run, so scripts stay on (package.json allowScripts names it).
+    run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+  } catch (error) {
+    fail(`npm ci in ${dir} failed (network? registry?):\n${error.stderr || error.message}`);
+  }
+  let versions;
+  try {
+    versions = versionsOf(bin);
+  } catch (error) {
+    fail(`the installed agents do not start (${error.message}); remove ${dir} and run again`);
+  }
+  const lock = JSON.parse(readFileSync(join(here, 'package-lock.json'), 'utf8'));
+  const want = {
+    claude: lock.packages['node_modules/@anthropic-ai/claude-code'].version,
+    codex: lock.packages['node_modules/@openai/codex'].version,
+  };
+  if (!versions.claude.startsWith(want.claude) || !versions.codex.endsWith(want.codex)) {
+    fail(`installed versions ${JSON.stringify(versions)} are not the pinned ${JSON.stringify(want)}`);
+  }
+  writeFileSync(marker, `${JSON.stringify({ ...versions, installedAt: new Date().toISOString() })}\n`);
+  return bin;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  process.stdout.write(`${install()}\n`);
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+// Where the pinned agent CLIs of the tests live. test/agents/install.mjs puts them in a cache
+// folder outside the checkout (the README's `npm test` runs it first); this module finds the
+// same folder by the same rule. A missing install is a failure with the way out in the
+// message, never a skipped test.
+
+const AGENTS = join(import.meta.dirname, '..', 'agents');
+const MARKER = '.lanes-agents-installed';
+
+/** The install folder: `$LANES_AGENTS_CACHE`, else the XDG cache keyed by the lockfile's hash. */
+export function agentsDir(): string {
+  const fromEnv = process.env.LANES_AGENTS_CACHE;
+  if (fromEnv) return fromEnv;
+  const digest = createHash('sha256')
+    .update(readFileSync(join(AGENTS, 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 16);
+  const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(cacheRoot, 'lanes', 'agents', digest);
+}
+
+/** The folder holding the `claude` and `codex` executables. */
+export function agentsBinDir(): string {
+  const dir = agentsDir();
+  if (!existsSync(join(dir, MARKER))) {
+    throw new Error(
+      `the pinned agent CLIs are not installed in ${dir}: run node test/agents/install.mjs (npm test does it first)`,
+    );
+  }
+  return join(dir, 'node_modules', '.bin');
+}
+
+function binary(name: 'claude' | 'codex'): string {
+  const path = join(agentsBinDir(), name);
+  if (!existsSync(path)) throw new Error(`${path} is missing: run node test/agents/install.mjs`);
+  return path;
+}
+
+/** The pinned Claude Code CLI (a native executable). */
+export const claudeBin = (): string => binary('claude');
+
+/** The pinned Codex CLI (a node launcher that execs the native `codex`). */
+export const codexBin = (): string => binary('codex');
+
+/**
+ * The environment for a real `claude` against the scripted model server: a private HOME
+ * (created under `home`, with onboarding done so no first-run screens) and no network.
+ * PATH keeps the caller's PATH so Bash tool commands and hooks find git/node.
+ */
+export function claudeEnv(home: string, serverUrl: string): Record<string, string> {
+  mkdirSync(home, { recursive: true });
+  const config = join(home, '.claude.json');
+  if (!existsSync(config)) writeFileSync(config, `${JSON.stringify({ hasCompletedOnboarding: true })}\n`);
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    ANTHROPIC_BASE_URL: serverUrl,
+    ANTHROPIC_API_KEY: 'sk-lanes-test',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    TERM: 'xterm-256color',
+  };
+}
+
+/** One request the scripted model server received (a line of its JSONL log). */
+export interface ServerRequest {
+  at: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The requests logged so far (an absent log is no requests yet). */
+export function serverRequests(logFile: string): ServerRequest[] {
+  if (!existsSync(logFile)) return [];
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ServerRequest);
+}
