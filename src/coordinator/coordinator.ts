@@ -166,6 +166,7 @@ export class Coordinator {
         offers = [];
         setupFailures = [];
         inFlight = this.noteSlots(report, inFlight);
+        await this.runner.afterTick();
         this.emit({ kind: 'report', report });
 
         let again = await this.handleRefusals(report, offers, setupFailures);
@@ -186,6 +187,7 @@ export class Coordinator {
       }
     } finally {
       clearInterval(timer);
+      await this.runner.dispose();
     }
   }
 

@@ -1,10 +1,21 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import type { AgentAdapter } from '../agents/agent.js';
+import { agentOf } from '../agents/agents.js';
 import { resolveSettings } from '../core/batch-settings.js';
 import { executorProfiles } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { crashPoint } from '../core/crash.js';
 import { abandonAttempt, openAttempt, startAttempt } from '../core/kernel.js';
 import type { Attempt } from '../core/kernel.js';
+import { tokenDigest } from '../core/hook-message.js';
+import {
+  recordSessionClosed,
+  recordSessionId,
+  resumeInstruction,
+  sessionShouldClose,
+  sessionToResume,
+} from '../core/turn.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
@@ -14,7 +25,9 @@ import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
+import { AgentTurns } from './agent-turns.js';
 import { DispatchHealth } from './health.js';
+import { closeSession } from './session-close.js';
 import { LaneWatch } from './lane-watch.js';
 import type { LaneHealth } from './lane-watch.js';
 
@@ -37,6 +50,13 @@ interface Live {
   session: LaneSession | null;
   runId: string;
   startedAt: number;
+  /** lanes is closing the session (its work is integrated): its end is no executor exit. */
+  closing?: boolean;
+}
+
+export interface RunnerOptions {
+  /** The lanes hook an agent runs (`node <bundle> hook`); the kind is appended by the adapter. */
+  hookArgv?: readonly string[];
 }
 
 const ORPHAN_POLL_MS = 500;
@@ -46,6 +66,8 @@ export class ExecutorRunner {
   readonly exits: ExitNotice[] = [];
   readonly watch: LaneWatch;
   private readonly dispatch = new DispatchHealth();
+  readonly turns: AgentTurns;
+  private readonly hookArgv: readonly string[];
   paused = false;
   pauseReason: string | null = null;
 
@@ -56,7 +78,18 @@ export class ExecutorRunner {
     private readonly host: Host,
     private plan: Plan,
     private readonly events: RunnerEvents,
+    options: RunnerOptions = {},
   ) {
+    this.hookArgv = options.hookArgv ?? [process.execPath, process.argv[1] ?? 'lanes', 'hook'];
+    this.turns = new AgentTurns(store, {
+      sessionOf: (task) => this.sessionOf(task),
+      agentOf: (task) => agentOf(this.profileOf(task).profile),
+      turnEnded: (task) => {
+        this.exits.push({ task_id: task, code: null, signal: null, turn_end: true });
+        this.events.wake();
+      },
+      waiting: (task) => this.watch.markWaiting(task),
+    });
     this.watch = new LaneWatch({
       scopeOf: (task) => this.plan.children.find((c) => c.id === task)?.scope ?? ['**'],
       promptPatternsOf: (task) => this.profileOf(task).profile.prompt_patterns,
@@ -109,22 +142,24 @@ export class ExecutorRunner {
     const child = this.plan.children.find((c) => c.id === h.task_id);
     if (!child) return false;
     const { name, profile } = this.profileOf(h.task_id);
+    const agent = agentOf(profile);
     const attempt = kernel.attempts.length + 1;
     const logDir = this.store.tasks.logDir(h.task_id);
-    const prompt = buildPrompt({
-      batchId: this.batchId,
-      child,
-      lanePath: h.lane_path,
-      attempt,
-      reworkFeedback: kernel.rework_feedback,
-    });
+    // An agent continues its own conversation when it had one (a rework, a relaunch).
+    const resumeId = agent.name === 'command' ? null : sessionToResume(kernel);
+    const prompt = resumeId
+      ? resumeInstruction(kernel)
+      : buildPrompt({
+          batchId: this.batchId,
+          child,
+          lanePath: h.lane_path,
+          attempt,
+          reworkFeedback: kernel.rework_feedback,
+        });
     const promptFile = writePromptFile(logDir, attempt, prompt);
     const statusPath = join(logDir, `attempt-${attempt}.status`);
-    const session = await this.host.open({
-      taskId: h.task_id,
-      runId: h.run_id,
-      attempt,
-      cwd: h.lane_path,
+    const mode = this.host.name === 'headless' ? 'headless' : 'interactive';
+    const launch = agent.launch({
       argv: fillArgv(profile, {
         prompt,
         prompt_file: promptFile,
@@ -132,6 +167,23 @@ export class ExecutorRunner {
         lane: h.lane_path,
         run: child.run ?? '',
       }),
+      mode,
+      resumeSessionId: resumeId,
+      newSessionId: randomUUID(),
+      hookArgv: this.hookArgv,
+      lanePath: h.lane_path,
+    });
+    const token = launch.hookTurns ? randomBytes(24).toString('hex') : null;
+    if (launch.hookTurns && !this.turns.socketPath) {
+      await this.turns.open();
+      this.store.journal('hook-channel', { socket: this.turns.socketPath });
+    }
+    const session = await this.host.open({
+      taskId: h.task_id,
+      runId: h.run_id,
+      attempt,
+      cwd: h.lane_path,
+      argv: launch.argv,
       env: {
         ...profile.env,
         LANES_BATCH: this.batchId,
@@ -140,21 +192,61 @@ export class ExecutorRunner {
         LANES_LANE: h.lane_path,
         LANES_ATTEMPT: String(attempt),
         LANES_PROMPT_FILE: promptFile,
+        ...(token ? { LANES_HOOK_SOCKET: this.turns.socketPath!, LANES_HOOK_TOKEN: token } : {}),
       },
       logPath: join(logDir, `attempt-${attempt}.log`),
       statusPath,
+      ...(mode === 'headless' && agent.name !== 'command'
+        ? { renderLine: (l: string) => agent.renderLine(l) }
+        : {}),
     });
     const pidStart = session.pid ? processStartTime(session.pid) : null;
     kernel = startAttempt(
       kernel,
-      { host: session.host, paneId: session.paneId, pid: session.pid, pidStart, statusPath },
+      {
+        host: session.host,
+        paneId: session.paneId,
+        pid: session.pid,
+        pidStart,
+        statusPath,
+        sessionId: launch.sessionId,
+        resumed: resumeId !== null,
+        hookTokenSha256: token ? tokenDigest(token) : null,
+      },
       new Date().toISOString(),
     );
     this.store.writeKernel(kernel);
-    this.store.journal('executor-spawned', { task: h.task_id, attempt, host: session.host, executor: name });
+    this.store.journal('executor-spawned', {
+      task: h.task_id,
+      attempt,
+      host: session.host,
+      executor: name,
+      ...(agent.name !== 'command'
+        ? { agent: agent.name, session_id: launch.sessionId, resumed: resumeId !== null }
+        : {}),
+    });
     this.track(h, session, statusPath);
+    if (launch.sessionId === null) this.learnSessionId(h.task_id, attempt, session, agent);
     this.events.launched(h.task_id, attempt, session);
     return false;
+  }
+
+  /** Agents that name their session only once they run (Codex's thread id in its JSON output). */
+  private learnSessionId(task: string, attempt: number, session: LaneSession, agent: AgentAdapter): void {
+    let partial = '';
+    const stop = session.onOutput((chunk) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const id = agent.sessionIdFromOutput(line);
+        if (!id) continue;
+        stop();
+        const read = this.store.readKernel(task);
+        if (read.kind === 'ok')
+          this.store.writeKernel(recordSessionId(read.record, attempt, id, new Date().toISOString()));
+        return;
+      }
+    });
   }
 
   /** An attempt started before lanes restarted: ended (status file), still running (pid or tab), or lost. */
@@ -230,6 +322,7 @@ export class ExecutorRunner {
   }
 
   private async onExit(h: ExecutorHandoff, live: Live, exit: ExitInfo): Promise<void> {
+    if (live.closing) return; // closed by lanes after its work was integrated (closeFinished)
     this.watch.forget(h.task_id);
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
@@ -253,6 +346,41 @@ export class ExecutorRunner {
     });
     this.events.exited(h.task_id, exit);
     this.events.wake();
+  }
+
+  /**
+   * After every tick: turns waiting for a verdict get it, and the sessions of lanes whose
+   * work is integrated are closed (before their lanes are released).
+   */
+  async afterTick(): Promise<void> {
+    this.turns.answer();
+    const record = this.store.readRecord();
+    const closing: Promise<void>[] = [];
+    for (const [task, live] of this.live) {
+      const state = record.children.find((c) => c.task_id === task)?.state;
+      if (state && sessionShouldClose(state) && live.session?.running && !live.closing)
+        closing.push(this.close(task, live, live.session));
+    }
+    await Promise.all(closing);
+  }
+
+  private async close(task: string, live: Live, session: LaneSession): Promise<void> {
+    live.closing = true;
+    this.watch.forget(task);
+    const agent = agentOf(this.profileOf(task).profile);
+    const closed = await closeSession(session, this.host.name === 'headless' ? null : agent.quitKeys);
+    this.live.delete(task);
+    const read = this.store.readKernel(task);
+    const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
+    if (read.kind === 'ok' && attempt)
+      this.store.writeKernel(
+        recordSessionClosed(read.record, attempt.n, closed.how, closed, new Date().toISOString()),
+      );
+    this.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
+  }
+
+  async dispose(): Promise<void> {
+    await this.turns.close();
   }
 
   killAll(): void {

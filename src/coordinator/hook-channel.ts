@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,7 @@ import type { HookMessage, HookReply } from '../core/hook-message.js';
 
 // The channel agents' hooks reach the running coordinator on: a unix socket in a 0700
 // directory of its own under the OS temp dir (a socket path must stay under ~108 bytes,
-// and the state dir under .git can be longer; its path is written to the state dir for
-// a human). One JSON line in, one JSON line out; every line is checked (zod) before use.
+// and the state dir under .git can be longer; the journal names it). One JSON line in, one JSON line out; every line is checked (zod) before use.
 
 /** A hook message larger than this is not a hook message. */
 const MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -27,7 +26,7 @@ export class HookChannel {
     private readonly onBadMessage: (problem: string) => void,
   ) {}
 
-  async open(recordPathIn?: string): Promise<string> {
+  async open(): Promise<string> {
     this.dir = mkdtempSync(join(tmpdir(), 'lanes-hook-')); // created 0700
     const path = join(this.dir, 's');
     const server = createServer((socket) => this.serve(socket));
@@ -38,7 +37,6 @@ export class HookChannel {
     server.unref();
     this.server = server;
     this.socketPath = path;
-    if (recordPathIn) writeFileSync(recordPathIn, `${path}\n`);
     return path;
   }
 
@@ -79,5 +77,6 @@ export class HookChannel {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = null;
+    this.socketPath = null;
   }
 }

@@ -66,6 +66,14 @@ export class LaneWatch {
     this.lanes.delete(task);
   }
 
+  /** The agent itself said it waits for the user (Claude's Notification hook). */
+  markWaiting(task: string): void {
+    const w = this.lanes.get(task);
+    if (!w || w.health.waiting) return;
+    w.health = { ...w.health, waiting: true };
+    this.options.onChange(task, w.health, 'waiting');
+  }
+
   health(task: string): LaneHealth | null {
     return this.lanes.get(task)?.health ?? null;
   }

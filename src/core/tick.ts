@@ -13,6 +13,7 @@ import { settleAndReport } from './report-builder.js';
 import { applyApproval } from './resume.js';
 import type { Approval } from './resume.js';
 import { TickContext } from './tick-context.js';
+import { recordTurnEnd } from './turn.js';
 import { adoptHead, release, setBatchState } from './transitions.js';
 
 // The core runner (SPEC §4): one tick, in the spec's order. Every step persists before
@@ -24,6 +25,8 @@ export interface ExitNotice {
   code: number | null;
   signal: string | null;
   host?: string;
+  /** Not an exit: a live agent ended its turn (its hook said so); QA runs while it waits. */
+  turn_end?: boolean;
 }
 
 export interface ReviewVerdict {
@@ -125,6 +128,10 @@ function recordNotices(ctx: TickContext, input: TickInput): void {
     if (child?.state !== 'enrolled') continue;
     const read = ctx.ports.store.readKernel(exit.task_id);
     if (read.kind !== 'ok' || read.record.run_id !== child.lane?.run_id) continue; // step 4 parks it
+    if (exit.turn_end) {
+      ctx.ports.store.writeKernel(recordTurnEnd(read.record, ctx.now()));
+      continue; // (journaled as turn-ended when the hook's message came)
+    }
     ctx.ports.store.writeKernel(recordExit(read.record, exit, ctx.now()));
     ctx.journal('executor-exited', { task: exit.task_id, code: exit.code, signal: exit.signal });
   }

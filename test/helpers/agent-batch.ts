@@ -1,0 +1,130 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { startModelServer } from '../fixtures/model-server/server.mjs';
+import type { ModelServer, Script } from '../fixtures/model-server/server.mjs';
+import { claudeBin, claudeEnv, codexBin, serverRequests } from './agents.js';
+import type { ServerRequest } from './agents.js';
+import { git, makeRepo, tempDir } from './repo.js';
+
+// A three-child batch for a real agent CLI against the scripted model server: a, b and c
+// each write src/<id>.txt; the check wants "right" in it. b's first answer writes "wrong",
+// and only an instruction that carries the check's output ("expected right in src/b.txt")
+// makes the server write "right" (the check's command line in the prompt spells it
+// differently, so only its output can carry it). Everything lives in temp folders; the agent's HOME is
+// private, so nothing of the user's (or another test's) is read or written.
+
+export type AgentKind = 'claude' | 'codex';
+
+export const CHECK_OUTPUT = 'expected right in src/b.txt';
+
+export function reworkScript(ids: readonly string[] = ['a', 'b', 'c']): Script {
+  return {
+    tasks: ids.map((id) => ({
+      match: `# Task ${id} (`,
+      turns:
+        id === 'b'
+          ? [
+              { actions: [{ write: 'src/b.txt', content: 'wrong\n' }], say: 'The task is done.' },
+              { when: CHECK_OUTPUT, actions: [{ write: 'src/b.txt', content: 'right\n' }], say: 'Fixed.' },
+            ]
+          : [{ actions: [{ write: `src/${id}.txt`, content: 'right\n' }], say: 'The task is done.' }],
+    })),
+  };
+}
+
+export interface AgentBatch {
+  repo: string;
+  planFile: string;
+  home: string;
+  server: ModelServer;
+  logFile: string;
+  env: Record<string, string>;
+  requests(): ServerRequest[];
+}
+
+const servers: ModelServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+export async function agentBatch(
+  agent: AgentKind,
+  options: { batch: string; ids?: string[]; script?: Script; argv?: string[]; maxParallel?: number },
+): Promise<AgentBatch> {
+  const ids = options.ids ?? ['a', 'b', 'c'];
+  const logFile = join(tempDir('lanes-model-log-'), 'requests.jsonl');
+  const server = await startModelServer({ logFile, script: options.script ?? reworkScript(ids) });
+  servers.push(server);
+  const home = tempDir('lanes-agent-home-');
+  const repo = await makeRepo({ 'README.md': '# test\n', 'src/.keep': '' });
+  const argv =
+    options.argv ??
+    (agent === 'claude'
+      ? [claudeBin(), '--permission-mode', 'acceptEdits', '{prompt}']
+      : [codexBin(), '-c', 'sandbox_mode="workspace-write"', '{prompt}']);
+  writeFileSync(
+    join(repo, 'lanes.config.json'),
+    `${JSON.stringify({ executors: { [agent]: { agent, argv } } }, null, 2)}\n`,
+  );
+  await git(repo, 'add', '-A');
+  await git(repo, 'commit', '-q', '-m', 'lanes config');
+  const plan = {
+    batch: options.batch,
+    executor: agent,
+    max_parallel: options.maxParallel ?? 3,
+    children: ids.map((id) => ({
+      id,
+      goal: `write src/${id}.txt`,
+      scope: [`src/${id}.txt`],
+      acceptance: [
+        {
+          id: 'right',
+          run: `grep -q right src/${id}.txt || { echo "expected right" "in src/${id}.txt, got: $(cat src/${id}.txt 2>&1)"; exit 1; }`,
+        },
+      ],
+    })),
+  };
+  const planFile = join(tempDir('lanes-plan-'), `${options.batch}.plan.json`);
+  writeFileSync(planFile, `${JSON.stringify(plan, null, 2)}\n`);
+  const env = agent === 'claude' ? claudeEnv(home, server.url) : codexEnv(home, server.url);
+  return { repo, planFile, home, server, logFile, env, requests: () => serverRequests(logFile) };
+}
+
+/** A private CODEX_HOME whose provider is the scripted server (Responses API). */
+export function codexEnv(home: string, serverUrl: string): Record<string, string> {
+  const codexHome = join(home, '.codex');
+  const config = [
+    'model = "lanes-scripted"',
+    'model_provider = "scripted"',
+    '[model_providers.scripted]',
+    'name = "scripted"',
+    `base_url = "${serverUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "LANES_TEST_KEY"',
+  ].join('\n');
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(join(codexHome, 'config.toml'), `${config}\n`);
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    CODEX_HOME: codexHome,
+    LANES_TEST_KEY: 'sk-lanes-test',
+    TERM: 'xterm-256color',
+  };
+}
+
+/** Pids of processes whose environment has HOME=<home>: the agents a test started, found by their private home. */
+export function processesWithHome(home: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+      if (environ.includes(`HOME=${home}`)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
