@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentBatch, CHECK_OUTPUT, processesWithHome } from './helpers/agent-batch.js';
+import { agentBatch, CHECK_OUTPUT, agentProcesses } from './helpers/agent-batch.js';
 import { git, runCli } from './helpers/repo.js';
 
 // The real Claude Code CLI (pinned, test/agents) as the executor of lanes batches, against
@@ -51,6 +51,6 @@ describe('claude, headless', () => {
     );
     expect(log).toMatch(/^\[claude\] → Write .*src\/b\.txt$/m);
     expect(log).not.toMatch(/^\{"type"/m);
-    expect(processesWithHome(b.home)).toEqual([]);
+    expect(agentProcesses(b.home)).toEqual([]);
   }, 120_000);
 });

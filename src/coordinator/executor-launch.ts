@@ -25,7 +25,7 @@ export function buildPrompt(input: PromptInput): string {
     `Goal: ${child.goal}`,
     `You work in ${input.lanePath}, a git worktree of its own.`,
     `Change only paths inside this scope:\n${child.scope.map((s) => `- ${s}`).join('\n')}`,
-    `When you exit, lanes runs these acceptance checks in the worktree; the task is done only when all pass:\n${checks.join('\n')}`,
+    `When you are done (you end your turn or exit), lanes runs these acceptance checks in the worktree; the task is done only when all pass:\n${checks.join('\n')}`,
     'Do not commit, and do not change anything outside the scope: lanes commits your work itself, and changes outside the scope fail the task.',
   ];
   if (child.prompt) parts.push(child.prompt);

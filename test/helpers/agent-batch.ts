@@ -1,9 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { startModelServer } from '../fixtures/model-server/server.mjs';
 import type { ModelServer, Script } from '../fixtures/model-server/server.mjs';
-import { claudeBin, claudeEnv, codexBin, serverRequests } from './agents.js';
+import { agentsDir, claudeBin, claudeEnv, codexBin, serverRequests } from './agents.js';
 import type { ServerRequest } from './agents.js';
 import { git, makeRepo, tempDir } from './repo.js';
 
@@ -50,7 +50,15 @@ afterAll(async () => {
 
 export async function agentBatch(
   agent: AgentKind,
-  options: { batch: string; ids?: string[]; script?: Script; argv?: string[]; maxParallel?: number },
+  options: {
+    batch: string;
+    ids?: string[];
+    script?: Script;
+    argv?: string[];
+    maxParallel?: number;
+    /** The user trusts the repository in the agent (default true). */
+    trusted?: boolean;
+  },
 ): Promise<AgentBatch> {
   const ids = options.ids ?? ['a', 'b', 'c'];
   const logFile = join(tempDir('lanes-model-log-'), 'requests.jsonl');
@@ -87,6 +95,18 @@ export async function agentBatch(
   };
   const planFile = join(tempDir('lanes-plan-'), `${options.batch}.plan.json`);
   writeFileSync(planFile, `${JSON.stringify(plan, null, 2)}\n`);
+  // The user already trusts the repository in the agent (Claude keys trust by the main
+  // repository's path, and counts its git worktrees, so lanes' lanes, as the same project).
+  if (agent === 'claude' && options.trusted !== false)
+    writeFileSync(
+      join(home, '.claude.json'),
+      `${JSON.stringify({
+        hasCompletedOnboarding: true,
+        // (the interactive CLI asks once whether to use an API key from the environment)
+        customApiKeyResponses: { approved: ['sk-lanes-test'], rejected: [] },
+        projects: { [realpathSync(repo)]: { hasTrustDialogAccepted: true } },
+      })}\n`,
+    );
   const env = agent === 'claude' ? claudeEnv(home, server.url) : codexEnv(home, server.url);
   return { repo, planFile, home, server, logFile, env, requests: () => serverRequests(logFile) };
 }
@@ -114,14 +134,26 @@ export function codexEnv(home: string, serverUrl: string): Record<string, string
   };
 }
 
-/** Pids of processes whose environment has HOME=<home>: the agents a test started, found by their private home. */
-export function processesWithHome(home: string): number[] {
+/**
+ * Pids of the agent processes a test started: their executable or command line is in the
+ * pinned agents' folder and their environment has the test's private HOME.
+ */
+export function agentProcesses(home: string): number[] {
+  const dir = agentsDir();
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const environ = readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
-      if (environ.includes(`HOME=${home}`)) found.push(Number(entry));
+      if (!environ.includes(`HOME=${home}`)) continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'latin1');
+      let exe = '';
+      try {
+        exe = readlinkSync(`/proc/${entry}/exe`);
+      } catch {
+        // a zombie has no exe
+      }
+      if (cmdline.includes(dir) || exe.startsWith(dir)) found.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
     }
