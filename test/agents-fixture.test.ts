@@ -4,8 +4,8 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelServer } from './fixtures/model-server/server.mjs';
 import type { ModelServer } from './fixtures/model-server/server.mjs';
-import { claudeBin, claudeEnv, serverRequests } from './helpers/agents.js';
-import { makeRepo, tempDir } from './helpers/repo.js';
+import { claudeBin, claudeEnv, codexBin, codexEnv, serverRequests } from './helpers/agents.js';
+import { git, makeRepo, tempDir } from './helpers/repo.js';
 
 // Smoke tests of the test fixtures themselves: the pinned real agent CLIs, pointed at the
 // scripted model server, really edit files in a real git repository. docs/AGENTS.md.
@@ -25,10 +25,30 @@ beforeAll(async () => {
             { actions: [{ write: 'src/out.txt', content: 'written by claude\n' }], say: 'The task is done.' },
           ],
         },
+        {
+          match: '# Task codex-exec (',
+          turns: [
+            { actions: [{ write: 'src/codex.txt', content: 'written by codex\n' }], say: 'Codex is done.' },
+          ],
+        },
       ],
     },
   });
 });
+
+/** A lane as lanes makes it: a git worktree on its own branch, outside the repository. */
+async function makeLane(): Promise<string> {
+  const repo = await makeRepo();
+  const lane = join(tempDir('lanes-lane-'), 'lane');
+  await git(repo, 'worktree', 'add', '-q', '-b', 'lane/b/t', lane);
+  return lane;
+}
+
+const jsonLines = (text: string): Record<string, unknown>[] =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 afterAll(async () => {
   await server.close();
@@ -65,5 +85,32 @@ describe('claude -p against the scripted model server', () => {
     const sent = serverRequests(logFile).filter((r) => r.path.startsWith('/v1/messages'));
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((r) => r.headers['x-claude-code-session-id'] === sessionId)).toBe(true);
+  });
+});
+
+describe('codex exec against the scripted model server', () => {
+  it('edits a git worktree in the workspace-write sandbox and names its thread in every request', async () => {
+    const lane = await makeLane();
+    const codexHome = tempDir('lanes-codex-home-');
+    const run = await execa(
+      codexBin(),
+      ['exec', '--json', '--sandbox', 'workspace-write', '# Task codex-exec (batch b, attempt 1)\nDo it.'],
+      { cwd: lane, env: codexEnv(codexHome, server.url), extendEnv: false, stdin: 'ignore', reject: false },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readFileSync(join(lane, 'src', 'codex.txt'), 'utf8')).toBe('written by codex\n');
+    const events = jsonLines(run.stdout);
+    const threadId = events.find((e) => e.type === 'thread.started')?.thread_id;
+    expect(typeof threadId).toBe('string');
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'item.completed',
+        item: expect.objectContaining({ text: 'Codex is done.' }),
+      }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed' });
+    const sent = serverRequests(logFile).filter((r) => r.headers['thread-id'] === threadId);
+    expect(sent.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses']);
+    expect(sent.every((r) => r.headers['session-id'] === threadId)).toBe(true);
   });
 });

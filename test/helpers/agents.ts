@@ -82,3 +82,34 @@ export function serverRequests(logFile: string): ServerRequest[] {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as ServerRequest);
 }
+
+/**
+ * The environment for a real `codex` against the scripted model server: a private
+ * CODEX_HOME whose config.toml names the server as a custom Responses provider and a model
+ * outside Codex's catalog (Codex warns "Model metadata … not found" once and goes on).
+ * `extraConfig` goes into config.toml before the provider table (a notify program, [features]…).
+ */
+export function codexEnv(codexHome: string, serverUrl: string, extraConfig = ''): Record<string, string> {
+  mkdirSync(codexHome, { recursive: true });
+  // The provider table comes last: top-level keys in `extraConfig` stay top-level.
+  const config = [
+    'model = "lanes-scripted"',
+    'model_provider = "lanes-scripted"',
+    extraConfig,
+    '',
+    '[model_providers.lanes-scripted]',
+    'name = "lanes scripted model server"',
+    `base_url = "${serverUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "LANES_SCRIPTED_API_KEY"',
+    '',
+  ].join('\n');
+  writeFileSync(join(codexHome, 'config.toml'), config);
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: codexHome,
+    CODEX_HOME: codexHome,
+    LANES_SCRIPTED_API_KEY: 'sk-lanes-test',
+    TERM: 'xterm-256color',
+  };
+}
