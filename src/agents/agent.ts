@@ -11,6 +11,8 @@ export type AgentMode = 'interactive' | 'headless';
 export interface AgentLaunchInput {
   /** The profile's argv with its placeholders filled; `{prompt}` holds what to send now. */
   argv: readonly string[];
+  /** Where in `argv` the prompt is (the template's whole `{prompt}` argument), if anywhere. */
+  promptIndex: number | null;
   mode: AgentMode;
   /** Continue this conversation instead of starting a new one. */
   resumeSessionId: string | null;
@@ -37,8 +39,11 @@ export interface HookOutput {
 export interface AgentAdapter {
   readonly name: AgentName;
   launch(input: AgentLaunchInput): AgentLaunch;
-  /** What to type into the agent's pane to make it quit by itself; null: signals only. */
-  readonly quitKeys: string | null;
+  /**
+   * What to type into the agent's pane to make it quit by itself, in chunks typed apart
+   * (a TUI takes keys that come at once for a paste: Enter would not submit); null: signals only.
+   */
+  readonly quitKeys: readonly string[] | null;
   /** How a rework instruction reaches a live session: the hook's verdict, or typed into its pane. */
   readonly reworkBy: 'hook' | 'typing';
   /** A session id named in one line of the agent's output (headless JSON), if any. */

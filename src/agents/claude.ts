@@ -27,7 +27,7 @@ export function claudeSettings(hookArgv: readonly string[]): string {
 
 export const claudeAgent: AgentAdapter = {
   name: 'claude',
-  quitKeys: '/exit\r',
+  quitKeys: ['/exit', '\r'],
   reworkBy: 'hook',
   launch(input: AgentLaunchInput): AgentLaunch {
     const [program, ...rest] = input.argv;

@@ -1,36 +1,60 @@
+import { createHash } from 'node:crypto';
 import type { HookReply } from '../core/hook-message.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
-import { firstLine, jsonObject } from './agent.js';
+import { firstLine, jsonObject, shellCommand } from './agent.js';
 
-// Codex. Interactive: lanes sets `notify` for this session only (`-c`, never the user's
-// config.toml); Codex runs it with a JSON payload at each `agent-turn-complete`. The TUI
-// runs with `--no-daemon` (no background server left behind). A rework is typed into
-// the pane. Headless: `codex exec --json`, the exit ends the turn, a rework is
-// `codex exec resume <thread>` with the feedback.
+// Codex. Interactive: lanes adds a Stop hook for this session only (`-c hooks.Stop=…`,
+// never the user's config.toml), and trusts that one hook on the same command line
+// (`-c hooks.state=…` with the hash Codex keeps for a reviewed hook), so no other hook
+// is trusted by it. The hook waits for QA: a failure blocks the stop with the checks'
+// output (Codex goes on in the same thread), a pass lets it stop. `--no-daemon`: no app
+// server is left running after the session. Headless: `codex exec --json`; its exit ends
+// the turn; a rework is `codex exec … resume <thread> <feedback>`.
+
+const STOP_HOOK_TIMEOUT_S = 3600;
+/** Where Codex says `-c` overrides come from, in a hook's trust key. */
+const SESSION_FLAGS_LAYER = '/<session-flags>/config.toml';
 
 export function tomlString(text: string): string {
   return JSON.stringify(text); // a JSON string is a valid TOML basic string
 }
 
+/** `-c` arguments that add lanes' Stop hook for this session and trust it (that hook only). */
+export function codexStopHook(hookArgv: readonly string[]): string[] {
+  const command = shellCommand([...hookArgv, 'codex-stop']);
+  const reviewed = JSON.stringify({
+    event_name: 'stop',
+    hooks: [{ async: false, command, timeout: STOP_HOOK_TIMEOUT_S, type: 'command' }],
+  });
+  const hash = createHash('sha256').update(reviewed).digest('hex');
+  return [
+    '-c',
+    `hooks.Stop=[{hooks=[{type="command",command=${tomlString(command)},timeout=${STOP_HOOK_TIMEOUT_S}}]}]`,
+    '-c',
+    `hooks.state={${tomlString(`${SESSION_FLAGS_LAYER}:stop:0:0`)}={trusted_hash="sha256:${hash}"}}`,
+  ];
+}
+
 export const codexAgent: AgentAdapter = {
   name: 'codex',
-  quitKeys: '/quit\r',
-  reworkBy: 'typing',
+  quitKeys: ['/quit', '\r'],
+  reworkBy: 'hook',
   launch(input: AgentLaunchInput): AgentLaunch {
     const [program, ...rest] = input.argv;
-    const trust = ['-c', `projects.${tomlString(input.lanePath)}.trust_level="trusted"`];
+    const resume = input.resumeSessionId ? ['resume', input.resumeSessionId] : [];
     if (input.mode === 'headless') {
-      const resume = input.resumeSessionId ? ['resume', input.resumeSessionId] : [];
+      // `exec`'s options go before `resume`, the prompt after it.
+      const at = input.promptIndex === null ? -1 : input.promptIndex - 1;
+      const flags = rest.filter((_, i) => i !== at);
+      const prompt = at >= 0 ? [rest[at]!] : [];
       return {
-        argv: [program!, 'exec', '--json', ...resume, ...trust, ...rest],
+        argv: [program!, 'exec', '--json', ...flags, ...resume, ...prompt],
         sessionId: input.resumeSessionId,
         hookTurns: false,
       };
     }
-    const notify = ['-c', `notify=[${[...input.hookArgv, 'codex-notify'].map(tomlString).join(',')}]`];
-    const resume = input.resumeSessionId ? ['resume', input.resumeSessionId] : [];
     return {
-      argv: [program!, ...resume, '--no-daemon', ...notify, ...trust, ...rest],
+      argv: [program!, ...resume, '--no-daemon', ...codexStopHook(input.hookArgv), ...rest],
       sessionId: input.resumeSessionId,
       hookTurns: true,
     };
@@ -44,8 +68,10 @@ export const codexAgent: AgentAdapter = {
     if (!event) return line.trim() ? [line] : [];
     return renderCodexEvent(event);
   },
-  hookOutput(_reply: HookReply): HookOutput {
-    return { stdout: '', exitCode: 0 }; // notify is not waited for: nothing to print
+  hookOutput(reply: HookReply): HookOutput {
+    if (reply.verdict === 'continue')
+      return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
+    return { stdout: '', exitCode: 0 };
   },
 };
 

@@ -61,3 +61,9 @@ export function fillArgv(profile: ExecutorProfile, values: TemplateValues): stri
   };
   return profile.argv.map((arg) => arg.replace(PLACEHOLDER, (_, key: string) => all[key] ?? ''));
 }
+
+/** The argument of a template that is the prompt, whole (`{prompt}`), if there is one. */
+export function promptIndexOf(argv: readonly string[]): number | null {
+  const i = argv.indexOf('{prompt}');
+  return i >= 0 ? i : null;
+}

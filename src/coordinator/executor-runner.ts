@@ -24,7 +24,7 @@ import { readExitStatus } from '../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
 import type { BatchFiles } from '../store/batch-files.js';
-import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
+import { buildPrompt, fillArgv, promptIndexOf, writePromptFile } from './executor-launch.js';
 import { AgentTurns } from './agent-turns.js';
 import { DispatchHealth } from './health.js';
 import { closeSession } from './session-close.js';
@@ -167,6 +167,7 @@ export class ExecutorRunner {
         lane: h.lane_path,
         run: child.run ?? '',
       }),
+      promptIndex: promptIndexOf(profile.argv),
       mode,
       resumeSessionId: resumeId,
       newSessionId: randomUUID(),

@@ -5,6 +5,8 @@ import type { LaneSession } from '../hosts/host.js';
 // it ended is returned to be recorded in the kernel attempt.
 
 export const CLOSE_GRACE_MS = 5000;
+/** Between the chunks of a quit command: long enough not to be taken for one paste. */
+const KEY_GAP_MS = 300;
 
 export type ClosedBy = 'quit' | 'SIGTERM' | 'SIGKILL';
 
@@ -20,7 +22,7 @@ function endsWithin(session: LaneSession, ms: number): Promise<boolean> {
 
 export async function closeSession(
   session: LaneSession,
-  quitKeys: string | null,
+  quitKeys: readonly string[] | null,
   graceMs = CLOSE_GRACE_MS,
 ): Promise<{ how: ClosedBy; code: number | null; signal: string | null }> {
   const result = async (how: ClosedBy) => {
@@ -28,7 +30,10 @@ export async function closeSession(
     return { how, code: exit.code, signal: exit.signal };
   };
   if (quitKeys && session.running) {
-    session.write(quitKeys);
+    for (const [i, keys] of quitKeys.entries()) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, KEY_GAP_MS));
+      session.write(keys);
+    }
     if (await endsWithin(session, graceMs)) return result('quit');
   }
   session.kill('SIGTERM');

@@ -1,9 +1,9 @@
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { startModelServer } from '../fixtures/model-server/server.mjs';
 import type { ModelServer, Script } from '../fixtures/model-server/server.mjs';
-import { agentsDir, claudeBin, claudeEnv, codexBin, serverRequests } from './agents.js';
+import { agentsDir, claudeBin, claudeEnv, codexBin, codexEnv, serverRequests } from './agents.js';
 import type { ServerRequest } from './agents.js';
 import { git, makeRepo, tempDir } from './repo.js';
 
@@ -41,6 +41,8 @@ export interface AgentBatch {
   logFile: string;
   env: Record<string, string>;
   requests(): ServerRequest[];
+  /** The agent's session (thread) id a request to the model server carries. */
+  sessionOf(request: ServerRequest): string | undefined;
 }
 
 const servers: ModelServer[] = [];
@@ -107,30 +109,26 @@ export async function agentBatch(
         projects: { [realpathSync(repo)]: { hasTrustDialogAccepted: true } },
       })}\n`,
     );
-  const env = agent === 'claude' ? claudeEnv(home, server.url) : codexEnv(home, server.url);
-  return { repo, planFile, home, server, logFile, env, requests: () => serverRequests(logFile) };
-}
-
-/** A private CODEX_HOME whose provider is the scripted server (Responses API). */
-export function codexEnv(home: string, serverUrl: string): Record<string, string> {
-  const codexHome = join(home, '.codex');
-  const config = [
-    'model = "lanes-scripted"',
-    'model_provider = "scripted"',
-    '[model_providers.scripted]',
-    'name = "scripted"',
-    `base_url = "${serverUrl}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "LANES_TEST_KEY"',
-  ].join('\n');
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(join(codexHome, 'config.toml'), `${config}\n`);
+  const env =
+    agent === 'claude'
+      ? claudeEnv(home, server.url)
+      : codexEnv(
+          home,
+          server.url,
+          options.trusted === false
+            ? ''
+            : `[projects.${JSON.stringify(realpathSync(repo))}]\ntrust_level = "trusted"\n`,
+        );
+  const header = agent === 'claude' ? 'x-claude-code-session-id' : 'thread-id';
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    CODEX_HOME: codexHome,
-    LANES_TEST_KEY: 'sk-lanes-test',
-    TERM: 'xterm-256color',
+    repo,
+    planFile,
+    home,
+    server,
+    logFile,
+    env,
+    requests: () => serverRequests(logFile),
+    sessionOf: (request) => request.headers[header],
   };
 }
 
@@ -138,6 +136,29 @@ export function codexEnv(home: string, serverUrl: string): Record<string, string
  * Pids of the agent processes a test started: their executable or command line is in the
  * pinned agents' folder and their environment has the test's private HOME.
  */
+/** The batch's journal entries, in order (none before the batch exists). */
+export function journal(repo: string, batch: string): JournalLine[] {
+  const path = join(repo, '.git', 'lanes', 'batches', `${batch}.events.jsonl`);
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as JournalLine);
+}
+
+export interface JournalLine {
+  event: string;
+  task?: string;
+  [field: string]: unknown;
+}
+
+export function batchState(repo: string, batch: string): string | null {
+  const path = join(repo, '.git', 'lanes', 'batches', `${batch}.json`);
+  return existsSync(path)
+    ? (JSON.parse(readFileSync(path, 'utf8')) as { batch_state: string }).batch_state
+    : null;
+}
+
 export function agentProcesses(home: string): number[] {
   const dir = agentsDir();
   const found: number[] = [];

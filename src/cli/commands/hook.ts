@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 // over the channel named in its environment and prints the verdict the agent expects:
 // Claude's Stop hook blocks the stop with the failing checks' output, or lets it happen.
 
-const KINDS = ['claude-stop', 'claude-notification', 'codex-notify'] as const;
+const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-notify'] as const;
 type Kind = (typeof KINDS)[number];
 
 const envSchema = z.object({
@@ -23,7 +23,8 @@ const envSchema = z.object({
   LANES_ATTEMPT: z.coerce.number().int().positive(),
 });
 
-const claudeInputSchema = z.looseObject({
+/** Claude's Stop and Notification hooks and Codex's Stop hook: JSON on stdin. */
+const stopInputSchema = z.looseObject({
   session_id: z.string().min(1),
   last_assistant_message: z.string().nullish(),
   message: z.string().nullish(),
@@ -31,6 +32,7 @@ const claudeInputSchema = z.looseObject({
 
 const codexNotifySchema = z.looseObject({
   type: z.string(),
+  'input-messages': z.array(z.unknown()).nullish(),
   'thread-id': z.string().min(1).nullish(),
   'last-assistant-message': z.string().nullish(),
 });
@@ -84,6 +86,9 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
   if (kind === 'codex-notify') {
     const payload = parseJson(argv[1] ?? '', codexNotifySchema, 'the notify payload (argv[1])');
     if (payload.type !== 'agent-turn-complete') return 0; // other notifications are not turn ends
+    // The TUI's side thread that names the session ends a "turn" too: not the agent's.
+    const first = payload['input-messages']?.[0];
+    if (typeof first === 'string' && first.startsWith('Generate a concise, single-line task title')) return 0;
     message = {
       ...base,
       kind: 'turn-end',
@@ -92,13 +97,13 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
       last_message: payload['last-assistant-message'] ?? null,
     };
   } else {
-    const input = parseJson(await (io.stdin ?? readStdin)(), claudeInputSchema, 'the hook input (stdin)');
+    const input = parseJson(await (io.stdin ?? readStdin)(), stopInputSchema, 'the hook input (stdin)');
     message = {
       ...base,
-      kind: kind === 'claude-stop' ? 'turn-end' : 'notification',
-      agent: 'claude',
+      kind: kind === 'claude-notification' ? 'notification' : 'turn-end',
+      agent: kind === 'codex-stop' ? 'codex' : 'claude',
       session_id: input.session_id,
-      last_message: (kind === 'claude-stop' ? input.last_assistant_message : input.message) ?? null,
+      last_message: (kind === 'claude-notification' ? input.message : input.last_assistant_message) ?? null,
     };
   }
   hookMessageSchema.parse(message);
