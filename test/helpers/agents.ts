@@ -46,20 +46,39 @@ export const claudeBin = (): string => binary('claude');
 /** The pinned Codex CLI (a node launcher that execs the native `codex`). */
 export const codexBin = (): string => binary('codex');
 
+const TEST_API_KEY = 'sk-lanes-test';
+
 /**
  * The environment for a real `claude` against the scripted model server: a private HOME
- * (created under `home`, with onboarding done so no first-run screens) and no network.
+ * (created under `home`) whose .claude.json has onboarding done and the test API key
+ * approved (else two first-run dialogs), and `trust` folders marked trusted (Claude Code
+ * keys trust by the canonical git root, so trusting a repository covers its worktrees).
  * PATH keeps the caller's PATH so Bash tool commands and hooks find git/node.
  */
-export function claudeEnv(home: string, serverUrl: string): Record<string, string> {
+export function claudeEnv(
+  home: string,
+  serverUrl: string,
+  { trust = [] }: { trust?: string[] } = {},
+): Record<string, string> {
   mkdirSync(home, { recursive: true });
   const config = join(home, '.claude.json');
-  if (!existsSync(config)) writeFileSync(config, `${JSON.stringify({ hasCompletedOnboarding: true })}\n`);
+  const current = existsSync(config)
+    ? (JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>)
+    : {};
+  const projects = { ...((current.projects as Record<string, unknown> | undefined) ?? {}) };
+  for (const dir of trust) projects[dir] = { hasTrustDialogAccepted: true };
+  const next = {
+    ...current,
+    hasCompletedOnboarding: true,
+    customApiKeyResponses: { approved: [TEST_API_KEY.slice(-20)], rejected: [] },
+    projects,
+  };
+  writeFileSync(config, `${JSON.stringify(next, null, 2)}\n`);
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     ANTHROPIC_BASE_URL: serverUrl,
-    ANTHROPIC_API_KEY: 'sk-lanes-test',
+    ANTHROPIC_API_KEY: TEST_API_KEY,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     TERM: 'xterm-256color',
   };
@@ -87,10 +106,17 @@ export function serverRequests(logFile: string): ServerRequest[] {
  * The environment for a real `codex` against the scripted model server: a private
  * CODEX_HOME whose config.toml names the server as a custom Responses provider and a model
  * outside Codex's catalog (Codex warns "Model metadata … not found" once and goes on).
- * `extraConfig` goes into config.toml before the provider table (a notify program, [features]…).
+ * `extraConfig` goes into config.toml before the provider table (top-level keys such as
+ * `notify`); `trust` folders get `trust_level = "trusted"`.
  */
-export function codexEnv(codexHome: string, serverUrl: string, extraConfig = ''): Record<string, string> {
+export function codexEnv(
+  codexHome: string,
+  serverUrl: string,
+  { extraConfig = '', trust = [] }: { extraConfig?: string; trust?: string[] } = {},
+): Record<string, string> {
   mkdirSync(codexHome, { recursive: true });
+  // Codex keys project trust by the git root, so a trusted repository covers its worktrees.
+  const trusted = trust.map((dir) => `[projects.${JSON.stringify(dir)}]\ntrust_level = "trusted"\n`);
   // The provider table comes last: top-level keys in `extraConfig` stay top-level.
   const config = [
     'model = "lanes-scripted"',
@@ -103,6 +129,7 @@ export function codexEnv(codexHome: string, serverUrl: string, extraConfig = '')
     'wire_api = "responses"',
     'env_key = "LANES_SCRIPTED_API_KEY"',
     '',
+    ...trusted,
   ].join('\n');
   writeFileSync(join(codexHome, 'config.toml'), config);
   return {
