@@ -4,7 +4,7 @@ import { shellCommand } from '../src/agents/agent.js';
 import type { AgentLaunchInput } from '../src/agents/agent.js';
 import { agentOf } from '../src/agents/agents.js';
 import { claudeAgent } from '../src/agents/claude.js';
-import { codexAgent, codexStopHook } from '../src/agents/codex.js';
+import { codexAgent, codexHooks } from '../src/agents/codex.js';
 import { commandAgent } from '../src/agents/command.js';
 import { BUILTIN_PROFILES } from '../src/core/config.js';
 
@@ -117,13 +117,14 @@ describe('codex', () => {
   it('interactive: --no-daemon and a Stop hook trusted by its own hash, nothing else', () => {
     const launch = codexAgent.launch(input({ argv, promptIndex: 3 }));
     expect(launch.argv[1]).toBe('--no-daemon');
-    const [, stop, , state] = codexStopHook(input().hookArgv);
+    const [, stop, , start, , state] = codexHooks(input().hookArgv);
     expect(launch.argv).toContain(stop);
+    expect(launch.argv).toContain(start);
     expect(launch.argv).toContain(state);
     const command = `'/usr/bin/node' '/opt/lanes/main.js' 'hook' 'codex-stop'`;
     const reviewed = `{"event_name":"stop","hooks":[{"async":false,"command":${JSON.stringify(command)},"timeout":3600,"type":"command"}]}`;
-    expect(state).toBe(
-      `hooks.state={"/<session-flags>/config.toml:stop:0:0"={trusted_hash="sha256:${createHash('sha256').update(reviewed).digest('hex')}"}}`,
+    expect(state).toContain(
+      `"/<session-flags>/config.toml:stop:0:0"={trusted_hash="sha256:${createHash('sha256').update(reviewed).digest('hex')}"}`,
     );
     expect(launch.argv.join(' ')).not.toMatch(/dangerously|bypass/);
   });

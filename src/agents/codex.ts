@@ -3,10 +3,10 @@ import type { HookReply } from '../core/hook-message.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
 import { firstLine, jsonObject, shellCommand } from './agent.js';
 
-// Codex. Interactive: lanes adds a Stop hook for this session only (`-c hooks.Stop=…`,
-// never the user's config.toml), and trusts that one hook on the same command line
-// (`-c hooks.state=…` with the hash Codex keeps for a reviewed hook), so no other hook
-// is trusted by it. The hook waits for QA: a failure blocks the stop with the checks'
+// Codex. Interactive: lanes adds a Stop and a SessionStart hook for this session only
+// (`-c hooks.Stop=…`, never the user's config.toml), and trusts those hooks on the same
+// command line (`-c hooks.state=…` with the hash Codex keeps for a reviewed hook), so no
+// other hook is trusted by it. The hook waits for QA: a failure blocks the stop with the checks'
 // output (Codex goes on in the same thread), a pass lets it stop. `--no-daemon`: no app
 // server is left running after the session. Headless: `codex exec --json`; its exit ends
 // the turn; a rework is `codex exec … resume <thread> <feedback>`.
@@ -19,20 +19,34 @@ export function tomlString(text: string): string {
   return JSON.stringify(text); // a JSON string is a valid TOML basic string
 }
 
-/** `-c` arguments that add lanes' Stop hook for this session and trust it (that hook only). */
-export function codexStopHook(hookArgv: readonly string[]): string[] {
-  const command = shellCommand([...hookArgv, 'codex-stop']);
-  const reviewed = JSON.stringify({
-    event_name: 'stop',
-    hooks: [{ async: false, command, timeout: STOP_HOOK_TIMEOUT_S, type: 'command' }],
-  });
-  const hash = createHash('sha256').update(reviewed).digest('hex');
-  return [
-    '-c',
-    `hooks.Stop=[{hooks=[{type="command",command=${tomlString(command)},timeout=${STOP_HOOK_TIMEOUT_S}}]}]`,
-    '-c',
-    `hooks.state={${tomlString(`${SESSION_FLAGS_LAYER}:stop:0:0`)}={trusted_hash="sha256:${hash}"}}`,
-  ];
+/** A Codex hook event: its config name, its name in a trust key, lanes' hook kind, its timeout. */
+const HOOKS = [
+  { event: 'Stop', key: 'stop', kind: 'codex-stop', timeout: STOP_HOOK_TIMEOUT_S },
+  // At start-up, so a crash before the first turn end still knows the thread to resume.
+  { event: 'SessionStart', key: 'session_start', kind: 'codex-session', timeout: 30 },
+] as const;
+
+/**
+ * `-c` arguments that add lanes' hooks for this session and trust exactly them: Codex
+ * runs a hook only once its hash (of its reviewed definition) is trusted.
+ */
+export function codexHooks(hookArgv: readonly string[]): string[] {
+  const args: string[] = [];
+  const trusted: string[] = [];
+  for (const hook of HOOKS) {
+    const command = shellCommand([...hookArgv, hook.kind]);
+    const reviewed = JSON.stringify({
+      event_name: hook.key,
+      hooks: [{ async: false, command, timeout: hook.timeout, type: 'command' }],
+    });
+    const hash = createHash('sha256').update(reviewed).digest('hex');
+    args.push(
+      '-c',
+      `hooks.${hook.event}=[{hooks=[{type="command",command=${tomlString(command)},timeout=${hook.timeout}}]}]`,
+    );
+    trusted.push(`${tomlString(`${SESSION_FLAGS_LAYER}:${hook.key}:0:0`)}={trusted_hash="sha256:${hash}"}`);
+  }
+  return [...args, '-c', `hooks.state={${trusted.join(',')}}`];
 }
 
 export const codexAgent: AgentAdapter = {
@@ -54,7 +68,7 @@ export const codexAgent: AgentAdapter = {
       };
     }
     return {
-      argv: [program!, ...resume, '--no-daemon', ...codexStopHook(input.hookArgv), ...rest],
+      argv: [program!, ...resume, '--no-daemon', ...codexHooks(input.hookArgv), ...rest],
       sessionId: input.resumeSessionId,
       hookTurns: true,
     };

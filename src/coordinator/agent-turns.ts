@@ -92,6 +92,14 @@ export class AgentTurns {
       kernel = recordSessionId(kernel, open.n, message.session_id, new Date().toISOString());
       this.store.writeKernel(kernel);
     }
+    if (message.kind === 'session') {
+      this.store.journal('agent-session', {
+        task: message.task,
+        attempt: open.n,
+        session_id: message.session_id,
+      });
+      return { verdict: 'noted' };
+    }
     if (message.kind === 'notification') {
       this.store.journal('agent-notification', { task: message.task, message: message.last_message });
       this.deps.waiting(message.task, message.last_message);

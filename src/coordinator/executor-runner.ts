@@ -313,8 +313,23 @@ export class ExecutorRunner {
       if (isSameProcessAlive(open.pid!, open.pid_start)) return;
       clearInterval(timer);
       const status = open.status_path ? readExitStatus(open.status_path) : null;
+      if (!status && open.session_id) return this.relaunchLost(h, open);
       void this.onExit(h, live, status ?? { code: null, signal: 'lost' });
     }, ORPHAN_POLL_MS);
+  }
+
+  /**
+   * An agent from before a restart vanished mid-turn (no exit status): its turn never
+   * ended, so no QA runs (it would count a crash as a QA failure); the next tick relaunches
+   * it continuing the same conversation.
+   */
+  private relaunchLost(h: ExecutorHandoff, open: Attempt): void {
+    this.watch.forget(h.task_id);
+    this.live.delete(h.task_id);
+    const read = this.store.readKernel(h.task_id);
+    if (read.kind === 'ok') this.store.writeKernel(abandonAttempt(read.record, new Date().toISOString()));
+    this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: open.n });
+    this.events.wake();
   }
 
   private watchLane(h: ExecutorHandoff, session: LaneSession | null): void {
@@ -328,7 +343,10 @@ export class ExecutorRunner {
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
-    const { suspect, unhealthy } = this.dispatch.observeExit(ranFor, changed);
+    // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
+    const { suspect, unhealthy } = live.session
+      ? this.dispatch.observeExit(ranFor, changed)
+      : { suspect: false, unhealthy: false };
     if (suspect) this.store.journal('suspect-dispatch', { task: h.task_id, ran_ms: ranFor, code: exit.code });
     if (unhealthy && !this.paused) {
       this.setPaused(

@@ -13,8 +13,11 @@ export const HOOK_PROTOCOL = 1;
 
 export const hookMessageSchema = z.strictObject({
   v: z.literal(HOOK_PROTOCOL),
-  /** turn-end: the agent finished a turn and waits for the verdict; notification: it waits for the user. */
-  kind: z.enum(['turn-end', 'notification']),
+  /**
+   * turn-end: the agent finished a turn and waits for the verdict; notification: it waits
+   * for the user; session: it started and names its session.
+   */
+  kind: z.enum(['turn-end', 'notification', 'session']),
   agent: z.enum(['claude', 'codex']),
   task: z.string().regex(ID_PATTERN),
   run_id: z.string().min(1),

@@ -97,28 +97,11 @@ export async function agentBatch(
   };
   const planFile = join(tempDir('lanes-plan-'), `${options.batch}.plan.json`);
   writeFileSync(planFile, `${JSON.stringify(plan, null, 2)}\n`);
-  // The user already trusts the repository in the agent (Claude keys trust by the main
-  // repository's path, and counts its git worktrees, so lanes' lanes, as the same project).
-  if (agent === 'claude' && options.trusted !== false)
-    writeFileSync(
-      join(home, '.claude.json'),
-      `${JSON.stringify({
-        hasCompletedOnboarding: true,
-        // (the interactive CLI asks once whether to use an API key from the environment)
-        customApiKeyResponses: { approved: ['sk-lanes-test'], rejected: [] },
-        projects: { [realpathSync(repo)]: { hasTrustDialogAccepted: true } },
-      })}\n`,
-    );
+  // The user already trusts the repository in the agent (both key trust by the main
+  // repository's path and count its git worktrees, so lanes' lanes, as the same project).
+  const trust = options.trusted === false ? [] : [realpathSync(repo)];
   const env =
-    agent === 'claude'
-      ? claudeEnv(home, server.url)
-      : codexEnv(
-          home,
-          server.url,
-          options.trusted === false
-            ? ''
-            : `[projects.${JSON.stringify(realpathSync(repo))}]\ntrust_level = "trusted"\n`,
-        );
+    agent === 'claude' ? claudeEnv(home, server.url, { trust }) : codexEnv(home, server.url, { trust });
   const header = agent === 'claude' ? 'x-claude-code-session-id' : 'thread-id';
   return {
     repo,

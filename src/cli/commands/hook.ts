@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 // over the channel named in its environment and prints the verdict the agent expects:
 // Claude's Stop hook blocks the stop with the failing checks' output, or lets it happen.
 
-const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-notify'] as const;
+const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-session', 'codex-notify'] as const;
 type Kind = (typeof KINDS)[number];
 
 const envSchema = z.object({
@@ -100,8 +100,9 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
     const input = parseJson(await (io.stdin ?? readStdin)(), stopInputSchema, 'the hook input (stdin)');
     message = {
       ...base,
-      kind: kind === 'claude-notification' ? 'notification' : 'turn-end',
-      agent: kind === 'codex-stop' ? 'codex' : 'claude',
+      kind:
+        kind === 'claude-notification' ? 'notification' : kind === 'codex-session' ? 'session' : 'turn-end',
+      agent: kind.startsWith('codex') ? 'codex' : 'claude',
       session_id: input.session_id,
       last_message: (kind === 'claude-notification' ? input.message : input.last_assistant_message) ?? null,
     };
