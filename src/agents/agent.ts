@@ -46,6 +46,8 @@ export interface AgentAdapter {
   readonly quitKeys: readonly string[] | null;
   /** How a rework instruction reaches a live session: the hook's verdict, or typed into its pane. */
   readonly reworkBy: 'hook' | 'typing';
+  /** On an idle screen, these mean "the agent waits for the user" (a permission or trust prompt). */
+  readonly promptPatterns: readonly string[];
   /** A session id named in one line of the agent's output (headless JSON), if any. */
   sessionIdFromOutput(line: string): string | null;
   /** One headless output line as transcript lines (plain text lines pass through). */

@@ -28,6 +28,7 @@ export function claudeSettings(hookArgv: readonly string[]): string {
 export const claudeAgent: AgentAdapter = {
   name: 'claude',
   quitKeys: ['/exit', '\r'],
+  promptPatterns: ['Do you want to', '❯ 1\\. Yes', 'Yes, I trust this folder'],
   reworkBy: 'hook',
   launch(input: AgentLaunchInput): AgentLaunch {
     const [program, ...rest] = input.argv;

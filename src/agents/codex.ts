@@ -52,6 +52,7 @@ export function codexHooks(hookArgv: readonly string[]): string[] {
 export const codexAgent: AgentAdapter = {
   name: 'codex',
   quitKeys: ['/quit', '\r'],
+  promptPatterns: ['Would you like to', '› 1\\. Yes', 'Trust this folder\\?', 'Allow command\\?'],
   reworkBy: 'hook',
   launch(input: AgentLaunchInput): AgentLaunch {
     const [program, ...rest] = input.argv;

@@ -7,6 +7,7 @@ import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './
 export const commandAgent: AgentAdapter = {
   name: 'command',
   quitKeys: null,
+  promptPatterns: [],
   reworkBy: 'typing',
   launch(input: AgentLaunchInput): AgentLaunch {
     return { argv: [...input.argv], sessionId: null, hookTurns: false };

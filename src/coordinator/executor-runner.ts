@@ -92,7 +92,13 @@ export class ExecutorRunner {
     });
     this.watch = new LaneWatch({
       scopeOf: (task) => this.plan.children.find((c) => c.id === task)?.scope ?? ['**'],
-      promptPatternsOf: (task) => this.profileOf(task).profile.prompt_patterns,
+      promptPatternsOf: (task) => {
+        // The profile's own patterns, else those of its agent (a user profile named
+        // `claude` replaces the built-in one, patterns and all).
+        const { profile } = this.profileOf(task);
+        return profile.prompt_patterns.length ? profile.prompt_patterns : agentOf(profile).promptPatterns;
+      },
+      animated: (task) => agentOf(this.profileOf(task).profile).name !== 'command',
       stallTimeoutMs: config.stall_timeout_ms,
       onChange: (task, health, what) => {
         if (what === 'stalled') this.store.journal('stalled', { task, quiet_ms: config.stall_timeout_ms });
