@@ -1,4 +1,5 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentBatch, agentProcesses, batchState, CHECK_OUTPUT, journal } from './helpers/agent-batch.js';
 import type { AgentKind } from './helpers/agent-batch.js';
@@ -62,6 +63,49 @@ describe.each(['claude', 'codex'] as const)('%s in the TUI', (agent) => {
     for (const id of ['a', 'b', 'c'])
       expect(await git(b.repo, 'show', `batch/${batch}:src/${id}.txt`)).toBe('right');
     expect(agentProcesses(b.home)).toEqual([]);
+    await tmux.kill();
+  }, 180_000);
+});
+
+describe('claude at the QA failure limit', () => {
+  it('parks the child with the session open for the human; the fix and `r` finish it', async () => {
+    const batch = 'limit';
+    const b = await agentBatch('claude', {
+      batch,
+      ids: ['b'],
+      qaFailureLimit: 1,
+      script: {
+        tasks: [{ match: '# Task b (', turns: [{ actions: [{ write: 'src/b.txt', content: 'wrong\n' }] }] }],
+      },
+    });
+    const tmux = new Tmux(terminalEnv(b.env));
+    tmuxes.push(tmux);
+    await tmux.start([process.execPath, CLI, '-C', b.repo, 'start', b.planFile, '--yes'], { cwd: b.repo });
+    let screen = await tmux.waitFor(
+      /^lanes · limit +batch\/limit +needs_human[\s\S]*^› b +needs_human/m,
+      90_000,
+    );
+    const entries = journal(b.repo, batch);
+    expect(entries.filter((e) => e.event === 'turn-answered')).toMatchObject([{ task: 'b', why: 'parked' }]);
+    expect(entries.filter((e) => e.event === 'session-closed')).toEqual([]);
+    // The agent is still there, at its prompt, in its own session.
+    expect(agentProcesses(b.home).length).toBeGreaterThan(0);
+    expect(screen).toMatch(/│❯/);
+
+    // The human fixes the lane and resumes the child: QA passes, the session is closed.
+    writeFileSync(join(b.repo, '..', 'repo.lanes', batch, 'b', 'src', 'b.txt'), 'right\n');
+    await tmux.keys('r');
+    await until(() => batchState(b.repo, batch) === 'completed', 'the batch to complete', {
+      timeoutMs: 60_000,
+      detail: () => JSON.stringify(journal(b.repo, batch).slice(-5)),
+    });
+    await until(
+      () => journal(b.repo, batch).some((e) => e.event === 'session-closed'),
+      'the session to close',
+    );
+    screen = await tmux.capture();
+    expect(await git(b.repo, 'show', `batch/${batch}:src/b.txt`)).toBe('right');
+    await until(() => agentProcesses(b.home).length === 0, 'no agent process left');
     await tmux.kill();
   }, 180_000);
 });

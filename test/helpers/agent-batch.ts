@@ -60,6 +60,7 @@ export async function agentBatch(
     maxParallel?: number;
     /** The user trusts the repository in the agent (default true). */
     trusted?: boolean;
+    qaFailureLimit?: number;
   },
 ): Promise<AgentBatch> {
   const ids = options.ids ?? ['a', 'b', 'c'];
@@ -83,6 +84,7 @@ export async function agentBatch(
     batch: options.batch,
     executor: agent,
     max_parallel: options.maxParallel ?? 3,
+    ...(options.qaFailureLimit ? { budget: { qa_failure_limit: options.qaFailureLimit } } : {}),
     children: ids.map((id) => ({
       id,
       goal: `write src/${id}.txt`,
