@@ -48,7 +48,7 @@ export class AgentTurns {
   }
 
   async open(): Promise<void> {
-    if (!this.channel.socketPath) await this.channel.open();
+    if (!this.channel.socketPath) await this.channel.open(`${this.store.stateDir}\0${this.store.batchId}`);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,6 @@ export type HookHandler = (message: HookMessage) => Promise<HookReply>;
 
 export class HookChannel {
   private server: Server | null = null;
-  private dir: string | null = null;
   private readonly sockets = new Set<Socket>();
   socketPath: string | null = null;
 
@@ -26,9 +26,10 @@ export class HookChannel {
     private readonly onBadMessage: (problem: string) => void,
   ) {}
 
-  async open(): Promise<string> {
-    this.dir = mkdtempSync(join(tmpdir(), 'lanes-hook-')); // created 0700
-    const path = join(this.dir, 's');
+  /** Listens at the batch's socket (`key` names the batch); a stale socket file is replaced (the batch lock is held). */
+  async open(key: string): Promise<string> {
+    const path = socketPathFor(key);
+    rmSync(path, { force: true });
     const server = createServer((socket) => this.serve(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -75,8 +76,25 @@ export class HookChannel {
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
-    this.dir = null;
+    if (this.socketPath) rmSync(this.socketPath, { force: true });
     this.socketPath = null;
   }
+}
+
+/** A 0700 directory of this user's under the temp dir, or a fresh private one if that one is not safe. */
+function privateDir(): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(tmpdir(), `lanes-hooks-${uid}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // exists: checked below
+  }
+  const st = lstatSync(dir);
+  if (st.isDirectory() && !st.isSymbolicLink() && st.uid === uid && (st.mode & 0o077) === 0) return dir;
+  return mkdtempSync(join(tmpdir(), 'lanes-hooks-')); // someone else's, or open to others: not used
+}
+
+export function socketPathFor(key: string): string {
+  return join(privateDir(), `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.sock`);
 }

@@ -110,9 +110,9 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
   hookMessageSchema.parse(message);
   let reply: HookReply;
   try {
-    reply = await ask(env.LANES_HOOK_SOCKET, message);
+    reply = await askRetrying(env.LANES_HOOK_SOCKET, message);
   } catch (error) {
-    // The coordinator is gone: the agent stops as it would without lanes; a restarted
+    // No coordinator came back: the agent stops as it would without lanes; a restarted
     // lanes finds the lane and continues the session.
     ctx.stderr(`lanes hook: the coordinator did not answer (${(error as Error).message})\n`);
     return 0;
@@ -121,6 +121,22 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
   const out = AGENTS[message.agent].hookOutput(reply);
   if (out.stdout) ctx.stdout(out.stdout);
   return out.exitCode;
+}
+
+/** While a coordinator restarts (the agent outlived it), its socket is away for a moment. */
+const RETRY_FOR_MS = 30_000;
+const RETRY_EVERY_MS = 500;
+
+async function askRetrying(socketPath: string, message: HookMessage): Promise<HookReply> {
+  const deadline = Date.now() + RETRY_FOR_MS;
+  for (;;) {
+    try {
+      return await ask(socketPath, message);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
+    }
+  }
 }
 
 function ask(socketPath: string, message: HookMessage): Promise<HookReply> {
