@@ -44,6 +44,12 @@ describe.each(['claude', 'codex'] as const)('%s, headless', (agent) => {
     );
     expect(log).toMatch(TOOL_LINE[agent]);
     expect(log).not.toMatch(/^\{"type"/m);
+    // `lanes log --task` shows the lane's events and its transcripts.
+    const shown = await runCli(['-C', b.repo, 'log', batch, '--task', 'b']);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/qa-failed b/);
+    expect(shown.stdout).toMatch(/── attempt 2 ──/);
+    expect(shown.stdout).toMatch(TOOL_LINE[agent]);
     expect(agentProcesses(b.home)).toEqual([]);
   }, 120_000);
 });

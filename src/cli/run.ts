@@ -22,7 +22,8 @@ usage: lanes [-C <dir>] <command> [options]
        [--approve [--replan <plan>]] [--json]
                                     run one core tick and print its report
   status [<batch>] [--json]         show a batch record and its last report
-  log [<batch>] [--follow] [--json] show the journal
+  log [<batch>] [--follow] [--json] [--task <child>]
+                                    show the journal (--task: a lane's events and its transcripts)
   wait <batch> --until <state>[,<state>...] [--timeout S]
                                     block until the batch reaches a state
   demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
