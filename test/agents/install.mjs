@@ -8,11 +8,20 @@
 // The folder is `$LANES_AGENTS_CACHE`, else
 // `${XDG_CACHE_HOME:-$HOME/.cache}/lanes/agents/<first 16 hex of sha256(package-lock.json)>`:
 // a new lockfile gets a new folder, so a stale install is never reused. The completion
-// marker is written last, after both binaries answered `--version`; a folder without it is
-// wiped and installed again.
+// marker is written last, after both binaries answered `--version`; only then is the
+// folder renamed into place.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,37 +57,50 @@ function versionsOf(bin) {
 function install() {
   const dir = agentsDir();
   const bin = join(dir, 'node_modules', '.bin');
-  const marker = join(dir, MARKER);
-  if (existsSync(marker)) return bin;
+  if (existsSync(join(dir, MARKER))) return bin;
 
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(join(here, 'package.json'), join(dir, 'package.json'));
-  copyFileSync(join(here, 'package-lock.json'), join(dir, 'package-lock.json'));
-  process.stderr.write(`lanes test agents: installing the pinned Claude Code and Codex into ${dir} …\n`);
+  // Installed next to the target and renamed into place when complete, so two runs at
+  // once (or a run killed halfway) never leave a half-installed folder that looks done.
+  // The .bin links are relative, so the renamed folder works as it is.
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.installing-`);
   try {
-    // Claude Code's postinstall (`node install.cjs`) copies its native binary over a
-    // placeholder: it must run, so scripts stay on (package.json allowScripts names it).
-    run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], dir);
-  } catch (error) {
-    fail(`npm ci in ${dir} failed (network? registry?):\n${error.stderr || error.message}`);
+    copyFileSync(join(here, 'package.json'), join(staging, 'package.json'));
+    copyFileSync(join(here, 'package-lock.json'), join(staging, 'package-lock.json'));
+    process.stderr.write(`lanes test agents: installing the pinned Claude Code and Codex into ${dir} …\n`);
+    try {
+      // Claude Code's postinstall (`node install.cjs`) copies its native binary over a
+      // placeholder: it must run, so scripts stay on (package.json allowScripts names it).
+      run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], staging);
+    } catch (error) {
+      fail(`npm ci in ${staging} failed (network? registry?):\n${error.stderr || error.message}`);
+    }
+    const stagedBin = join(staging, 'node_modules', '.bin');
+    let versions;
+    try {
+      versions = versionsOf(stagedBin);
+    } catch (error) {
+      fail(`the installed agents do not start: ${error.message}`);
+    }
+    const lock = JSON.parse(readFileSync(join(here, 'package-lock.json'), 'utf8'));
+    const want = {
+      claude: lock.packages['node_modules/@anthropic-ai/claude-code'].version,
+      codex: lock.packages['node_modules/@openai/codex'].version,
+    };
+    if (!versions.claude.startsWith(want.claude) || !versions.codex.endsWith(want.codex)) {
+      fail(`installed versions ${JSON.stringify(versions)} are not the pinned ${JSON.stringify(want)}`);
+    }
+    writeFileSync(
+      join(staging, MARKER),
+      `${JSON.stringify({ ...versions, installedAt: new Date().toISOString() })}\n`,
+    );
+    if (existsSync(join(dir, MARKER))) return bin; // another run finished first
+    rmSync(dir, { recursive: true, force: true }); // a folder without the marker is unfinished
+    renameSync(staging, dir);
+    return bin;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
-  let versions;
-  try {
-    versions = versionsOf(bin);
-  } catch (error) {
-    fail(`the installed agents do not start (${error.message}); remove ${dir} and run again`);
-  }
-  const lock = JSON.parse(readFileSync(join(here, 'package-lock.json'), 'utf8'));
-  const want = {
-    claude: lock.packages['node_modules/@anthropic-ai/claude-code'].version,
-    codex: lock.packages['node_modules/@openai/codex'].version,
-  };
-  if (!versions.claude.startsWith(want.claude) || !versions.codex.endsWith(want.codex)) {
-    fail(`installed versions ${JSON.stringify(versions)} are not the pinned ${JSON.stringify(want)}`);
-  }
-  writeFileSync(marker, `${JSON.stringify({ ...versions, installedAt: new Date().toISOString() })}\n`);
-  return bin;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
