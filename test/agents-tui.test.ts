@@ -85,12 +85,17 @@ describe('claude at the QA failure limit', () => {
       /^lanes · limit +batch\/limit +needs_human[\s\S]*^› b +needs_human/m,
       90_000,
     );
-    const entries = journal(b.repo, batch);
-    expect(entries.filter((e) => e.event === 'turn-answered')).toMatchObject([{ task: 'b', why: 'parked' }]);
-    expect(entries.filter((e) => e.event === 'session-closed')).toEqual([]);
+    await until(
+      () => journal(b.repo, batch).some((e) => e.event === 'turn-answered'),
+      'the waiting turn to be answered',
+    );
+    expect(journal(b.repo, batch).filter((e) => e.event === 'turn-answered')).toMatchObject([
+      { task: 'b', why: 'parked' },
+    ]);
     // The agent is still there, at its prompt, in its own session.
+    screen = await tmux.waitFor(/│❯/, 10_000);
+    expect(journal(b.repo, batch).filter((e) => e.event === 'session-closed')).toEqual([]);
     expect(agentProcesses(b.home).length).toBeGreaterThan(0);
-    expect(screen).toMatch(/│❯/);
 
     // The human fixes the lane and resumes the child: QA passes, the session is closed.
     writeFileSync(join(b.repo, '..', 'repo.lanes', batch, 'b', 'src', 'b.txt'), 'right\n');
