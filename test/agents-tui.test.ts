@@ -81,10 +81,7 @@ describe('claude at the QA failure limit', () => {
     const tmux = new Tmux(terminalEnv(b.env));
     tmuxes.push(tmux);
     await tmux.start([process.execPath, CLI, '-C', b.repo, 'start', b.planFile, '--yes'], { cwd: b.repo });
-    let screen = await tmux.waitFor(
-      /^lanes · limit +batch\/limit +needs_human[\s\S]*^› b +needs_human/m,
-      90_000,
-    );
+    await tmux.waitFor(/^lanes · limit +batch\/limit +needs_human[\s\S]*^› b +needs_human/m, 90_000);
     await until(
       () => journal(b.repo, batch).some((e) => e.event === 'turn-answered'),
       'the waiting turn to be answered',
@@ -93,7 +90,7 @@ describe('claude at the QA failure limit', () => {
       { task: 'b', why: 'parked' },
     ]);
     // The agent is still there, at its prompt, in its own session.
-    screen = await tmux.waitFor(/│❯/, 10_000);
+    await tmux.waitFor(/│❯/, 10_000);
     expect(journal(b.repo, batch).filter((e) => e.event === 'session-closed')).toEqual([]);
     expect(agentProcesses(b.home).length).toBeGreaterThan(0);
 
@@ -108,7 +105,6 @@ describe('claude at the QA failure limit', () => {
       () => journal(b.repo, batch).some((e) => e.event === 'session-closed'),
       'the session to close',
     );
-    screen = await tmux.capture();
     expect(await git(b.repo, 'show', `batch/${batch}:src/b.txt`)).toBe('right');
     await until(() => agentProcesses(b.home).length === 0, 'no agent process left');
     await tmux.kill();

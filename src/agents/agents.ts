@@ -16,3 +16,8 @@ export const AGENTS: Readonly<Record<AgentName, AgentAdapter>> = {
 export function agentOf(profile: ExecutorProfile): AgentAdapter {
   return AGENTS[profile.agent ?? 'command'];
 }
+
+/** The profile's own prompt patterns, else its agent's (a user profile named `claude` replaces the built-in one, patterns and all). */
+export function promptPatternsOf(profile: ExecutorProfile): readonly string[] {
+  return profile.prompt_patterns.length ? profile.prompt_patterns : agentOf(profile).promptPatterns;
+}

@@ -47,8 +47,11 @@ export class AgentTurns {
     return this.channel.socketPath;
   }
 
+  /** Opens the channel once (the journal names its socket). */
   async open(): Promise<void> {
-    if (!this.channel.socketPath) await this.channel.open(`${this.store.stateDir}\0${this.store.batchId}`);
+    if (this.channel.socketPath) return;
+    await this.channel.open(`${this.store.stateDir}\0${this.store.batchId}`);
+    this.store.journal('hook-channel', { socket: this.channel.socketPath });
   }
 
   async close(): Promise<void> {

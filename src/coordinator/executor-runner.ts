@@ -1,33 +1,23 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import type { AgentAdapter } from '../agents/agent.js';
-import { agentOf } from '../agents/agents.js';
+import { agentOf, promptPatternsOf } from '../agents/agents.js';
 import { resolveSettings } from '../core/batch-settings.js';
 import { executorProfiles } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { crashPoint } from '../core/crash.js';
 import { abandonAttempt, openAttempt, startAttempt } from '../core/kernel.js';
-import type { Attempt } from '../core/kernel.js';
-import { tokenDigest } from '../core/hook-message.js';
-import {
-  recordSessionClosed,
-  recordSessionId,
-  resumeInstruction,
-  sessionShouldClose,
-  sessionToResume,
-} from '../core/turn.js';
+import type { Attempt, KernelRecord } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
 import { changedPaths } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
+import { lookForAttempt } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
-import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
+import { isSameProcessAlive } from '../hosts/process-info.js';
 import type { BatchFiles } from '../store/batch-files.js';
-import { buildPrompt, fillArgv, promptIndexOf, writePromptFile } from './executor-launch.js';
+import { attemptStart, launchSpec, learnSessionId, prepareLaunch } from './agent-launch.js';
 import { AgentTurns } from './agent-turns.js';
 import { DispatchHealth } from './health.js';
-import { closeSession } from './session-close.js';
+import { closeFinished } from './session-close.js';
 import { LaneWatch } from './lane-watch.js';
 import type { LaneHealth } from './lane-watch.js';
 
@@ -46,7 +36,7 @@ export interface RunnerEvents {
   wake(): void;
 }
 
-interface Live {
+export interface Live {
   session: LaneSession | null;
   runId: string;
   startedAt: number;
@@ -92,12 +82,7 @@ export class ExecutorRunner {
     });
     this.watch = new LaneWatch({
       scopeOf: (task) => this.plan.children.find((c) => c.id === task)?.scope ?? ['**'],
-      promptPatternsOf: (task) => {
-        // The profile's own patterns, else those of its agent (a user profile named
-        // `claude` replaces the built-in one, patterns and all).
-        const { profile } = this.profileOf(task);
-        return profile.prompt_patterns.length ? profile.prompt_patterns : agentOf(profile).promptPatterns;
-      },
+      promptPatternsOf: (task) => promptPatternsOf(this.profileOf(task).profile),
       animated: (task) => agentOf(this.profileOf(task).profile).name !== 'command',
       stallTimeoutMs: config.stall_timeout_ms,
       onChange: (task, health, what) => {
@@ -138,9 +123,7 @@ export class ExecutorRunner {
     if (open) {
       const found = await this.findAgain(h, open);
       if (found !== 'lost') return found === 'ended';
-      kernel = abandonAttempt(kernel, new Date().toISOString());
-      this.store.writeKernel(kernel);
-      this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: open.n });
+      kernel = this.abandon(h.task_id, kernel, open.n);
     }
     if (h.next_obligation !== 'implement') return false;
     // Dispatch is paused (suspect dispatch, the user): no executor starts, a rework neither.
@@ -150,78 +133,22 @@ export class ExecutorRunner {
     const { name, profile } = this.profileOf(h.task_id);
     const agent = agentOf(profile);
     const attempt = kernel.attempts.length + 1;
-    const logDir = this.store.tasks.logDir(h.task_id);
-    // An agent continues its own conversation when it had one (a rework, a relaunch).
-    const resumeId = agent.name === 'command' ? null : sessionToResume(kernel);
-    const prompt = resumeId
-      ? resumeInstruction(kernel)
-      : buildPrompt({
-          batchId: this.batchId,
-          child,
-          lanePath: h.lane_path,
-          attempt,
-          reworkFeedback: kernel.rework_feedback,
-        });
-    const promptFile = writePromptFile(logDir, attempt, prompt);
-    const statusPath = join(logDir, `attempt-${attempt}.status`);
-    const mode = this.host.name === 'headless' ? 'headless' : 'interactive';
-    const launch = agent.launch({
-      argv: fillArgv(profile, {
-        prompt,
-        prompt_file: promptFile,
-        task: h.task_id,
-        lane: h.lane_path,
-        run: child.run ?? '',
-      }),
-      promptIndex: promptIndexOf(profile.argv),
-      mode,
-      resumeSessionId: resumeId,
-      newSessionId: randomUUID(),
-      hookArgv: this.hookArgv,
+    const launch = prepareLaunch({
+      batchId: this.batchId,
+      child,
       lanePath: h.lane_path,
-    });
-    const token = launch.hookTurns ? randomBytes(24).toString('hex') : null;
-    if (launch.hookTurns && !this.turns.socketPath) {
-      await this.turns.open();
-      this.store.journal('hook-channel', { socket: this.turns.socketPath });
-    }
-    const session = await this.host.open({
-      taskId: h.task_id,
-      runId: h.run_id,
-      attempt,
-      cwd: h.lane_path,
-      argv: launch.argv,
-      env: {
-        ...profile.env,
-        LANES_BATCH: this.batchId,
-        LANES_TASK: h.task_id,
-        LANES_RUN: h.run_id,
-        LANES_LANE: h.lane_path,
-        LANES_ATTEMPT: String(attempt),
-        LANES_PROMPT_FILE: promptFile,
-        ...(token ? { LANES_HOOK_SOCKET: this.turns.socketPath!, LANES_HOOK_TOKEN: token } : {}),
-      },
-      logPath: join(logDir, `attempt-${attempt}.log`),
-      statusPath,
-      ...(mode === 'headless' && agent.name !== 'command'
-        ? { renderLine: (l: string) => agent.renderLine(l) }
-        : {}),
-    });
-    const pidStart = session.pid ? processStartTime(session.pid) : null;
-    kernel = startAttempt(
       kernel,
-      {
-        host: session.host,
-        paneId: session.paneId,
-        pid: session.pid,
-        pidStart,
-        statusPath,
-        sessionId: launch.sessionId,
-        resumed: resumeId !== null,
-        hookTokenSha256: token ? tokenDigest(token) : null,
-      },
-      new Date().toISOString(),
-    );
+      profile,
+      agent,
+      attempt,
+      logDir: this.store.tasks.logDir(h.task_id),
+      mode: this.host.name === 'headless' ? 'headless' : 'interactive',
+      hookArgv: this.hookArgv,
+    });
+    if (launch.token) await this.turns.open();
+    const socket = this.turns.socketPath;
+    const session = await this.host.open(launchSpec(launch, h, this.batchId, profile, socket));
+    kernel = startAttempt(kernel, attemptStart(launch, session), new Date().toISOString());
     this.store.writeKernel(kernel);
     this.store.journal('executor-spawned', {
       task: h.task_id,
@@ -229,75 +156,41 @@ export class ExecutorRunner {
       host: session.host,
       executor: name,
       ...(agent.name !== 'command'
-        ? { agent: agent.name, session_id: launch.sessionId, resumed: resumeId !== null }
+        ? { agent: agent.name, session_id: launch.sessionId, resumed: launch.resumed }
         : {}),
     });
-    this.track(h, session, statusPath);
-    if (launch.sessionId === null) this.learnSessionId(h.task_id, attempt, session, agent);
+    this.track(h, session, launch.statusPath);
+    if (launch.sessionId === null) learnSessionId(session, agent, this.store, h.task_id, attempt);
     this.events.launched(h.task_id, attempt, session);
     return false;
   }
 
-  /** Agents that name their session only once they run (Codex's thread id in its JSON output). */
-  private learnSessionId(task: string, attempt: number, session: LaneSession, agent: AgentAdapter): void {
-    let partial = '';
-    const stop = session.onOutput((chunk) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        const id = agent.sessionIdFromOutput(line);
-        if (!id) continue;
-        stop();
-        const read = this.store.readKernel(task);
-        if (read.kind === 'ok')
-          this.store.writeKernel(recordSessionId(read.record, attempt, id, new Date().toISOString()));
-        return;
-      }
-    });
-  }
-
   /** An attempt started before lanes restarted: ended (status file), still running (pid or tab), or lost. */
   private async findAgain(h: ExecutorHandoff, open: Attempt): Promise<'ended' | 'running' | 'lost'> {
-    const status = open.status_path ? readExitStatus(open.status_path) : null;
-    if (status) {
-      this.exits.push({ task_id: h.task_id, code: status.code, signal: status.signal, host: open.host });
+    const found = await lookForAttempt(this.host, open, this.store.tasks.logDir(h.task_id), h);
+    const task = h.task_id;
+    if (found.kind === 'ended') {
+      this.exits.push({ task_id: task, code: found.exit.code, signal: found.exit.signal, host: open.host });
       this.store.journal('executor-reattached', {
-        task: h.task_id,
+        task,
         attempt: open.n,
         ended: true,
-        code: status.code,
+        code: found.exit.code,
       });
       return 'ended';
     }
-    if (open.pane_id && this.host.reattach && open.host === this.host.name) {
-      const session = await this.host.reattach(this.specFor(h, open), open.pane_id);
-      if (session) {
-        this.track(h, session, open.status_path);
-        this.store.journal('executor-reattached', { task: h.task_id, attempt: open.n, pane: open.pane_id });
-        this.events.launched(h.task_id, open.n, session);
-        return 'running';
-      }
+    if (found.kind === 'pane') {
+      this.track(h, found.session, open.status_path);
+      this.store.journal('executor-reattached', { task, attempt: open.n, pane: open.pane_id });
+      this.events.launched(task, open.n, found.session);
+      return 'running';
     }
-    if (open.pid !== null && isSameProcessAlive(open.pid, open.pid_start)) {
+    if (found.kind === 'pid') {
       this.watchOrphan(h, open);
-      this.store.journal('executor-reattached', { task: h.task_id, attempt: open.n, pid: open.pid });
+      this.store.journal('executor-reattached', { task, attempt: open.n, pid: open.pid });
       return 'running';
     }
     return 'lost';
-  }
-
-  private specFor(h: ExecutorHandoff, open: Attempt) {
-    const logDir = this.store.tasks.logDir(h.task_id);
-    return {
-      taskId: h.task_id,
-      runId: h.run_id,
-      attempt: open.n,
-      cwd: h.lane_path,
-      argv: [],
-      env: {},
-      logPath: join(logDir, `attempt-${open.n}.log`),
-      statusPath: open.status_path ?? join(logDir, `attempt-${open.n}.status`),
-    };
   }
 
   private track(h: ExecutorHandoff, session: LaneSession, statusPath: string | null): void {
@@ -325,17 +218,22 @@ export class ExecutorRunner {
   }
 
   /**
-   * An agent from before a restart vanished mid-turn (no exit status): its turn never
-   * ended, so no QA runs (it would count a crash as a QA failure); the next tick relaunches
-   * it continuing the same conversation.
+   * An agent from before a restart vanished mid-turn (no exit status): no QA (a crash is
+   * no QA failure); the next tick relaunches it continuing the same conversation.
    */
   private relaunchLost(h: ExecutorHandoff, open: Attempt): void {
     this.watch.forget(h.task_id);
     this.live.delete(h.task_id);
     const read = this.store.readKernel(h.task_id);
-    if (read.kind === 'ok') this.store.writeKernel(abandonAttempt(read.record, new Date().toISOString()));
-    this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: open.n });
+    if (read.kind === 'ok') this.abandon(h.task_id, read.record, open.n);
     this.events.wake();
+  }
+
+  private abandon(task: string, kernel: KernelRecord, attempt: number): KernelRecord {
+    const next = abandonAttempt(kernel, new Date().toISOString());
+    this.store.writeKernel(next);
+    this.store.journal('executor-relaunched', { task, lost_attempt: attempt });
+    return next;
   }
 
   private watchLane(h: ExecutorHandoff, session: LaneSession | null): void {
@@ -379,29 +277,13 @@ export class ExecutorRunner {
    */
   async afterTick(): Promise<void> {
     this.turns.answer();
-    const record = this.store.readRecord();
-    const closing: Promise<void>[] = [];
-    for (const [task, live] of this.live) {
-      const state = record.children.find((c) => c.task_id === task)?.state;
-      if (state && sessionShouldClose(state) && live.session?.running && !live.closing)
-        closing.push(this.close(task, live, live.session));
-    }
-    await Promise.all(closing);
-  }
-
-  private async close(task: string, live: Live, session: LaneSession): Promise<void> {
-    live.closing = true;
-    this.watch.forget(task);
-    const agent = agentOf(this.profileOf(task).profile);
-    const closed = await closeSession(session, this.host.name === 'headless' ? null : agent.quitKeys);
-    this.live.delete(task);
-    const read = this.store.readKernel(task);
-    const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
-    if (read.kind === 'ok' && attempt)
-      this.store.writeKernel(
-        recordSessionClosed(read.record, attempt.n, closed.how, closed, new Date().toISOString()),
-      );
-    this.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
+    await closeFinished({
+      live: this.live,
+      store: this.store,
+      quitKeysOf: (task) =>
+        this.host.name === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
+      forget: (task) => this.watch.forget(task),
+    });
   }
 
   async dispose(): Promise<void> {

@@ -1,4 +1,6 @@
+import { recordSessionClosed, sessionShouldClose } from '../core/turn.js';
 import type { LaneSession } from '../hosts/host.js';
+import type { BatchFiles } from '../store/batch-files.js';
 
 // Closing an agent's session once its lane's work is integrated: its own quit first (the
 // keys it takes to leave), then SIGTERM, then SIGKILL, each after a grace period. The way
@@ -40,4 +42,41 @@ export async function closeSession(
   if (await endsWithin(session, graceMs)) return result('SIGTERM');
   session.kill('SIGKILL');
   return result('SIGKILL');
+}
+
+interface LiveSession {
+  session: LaneSession | null;
+  /** Set while lanes closes it: its end is then no executor exit. */
+  closing?: boolean;
+}
+
+/** Closes, all at once, the live sessions of lanes whose work is integrated; records how each ended. */
+export async function closeFinished(ctx: {
+  live: Map<string, LiveSession>;
+  store: BatchFiles;
+  quitKeysOf(task: string): readonly string[] | null;
+  forget(task: string): void;
+}): Promise<void> {
+  const record = ctx.store.readRecord();
+  const closing: Promise<void>[] = [];
+  for (const [task, live] of ctx.live) {
+    const state = record.children.find((c) => c.task_id === task)?.state;
+    const session = live.session;
+    if (!state || !sessionShouldClose(state) || !session?.running || live.closing) continue;
+    live.closing = true;
+    ctx.forget(task);
+    closing.push(
+      closeSession(session, ctx.quitKeysOf(task)).then((closed) => {
+        ctx.live.delete(task);
+        const read = ctx.store.readKernel(task);
+        const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
+        if (read.kind === 'ok' && attempt)
+          ctx.store.writeKernel(
+            recordSessionClosed(read.record, attempt.n, closed.how, closed, new Date().toISOString()),
+          );
+        ctx.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
+      }),
+    );
+  }
+  await Promise.all(closing);
 }
