@@ -110,3 +110,55 @@ describe('claude at the QA failure limit', () => {
     await tmux.kill();
   }, 180_000);
 });
+
+describe('claude waiting for a review', () => {
+  it("a rejection is typed into the agent's live session; it reworks, and the approval finishes it", async () => {
+    const batch = 'rev';
+    const b = await agentBatch('claude', {
+      batch,
+      ids: ['a'],
+      review: true,
+      script: {
+        tasks: [
+          {
+            match: '# Task a (',
+            turns: [
+              { actions: [{ write: 'src/a.txt', content: 'right\n' }] },
+              {
+                when: 'The reviewer rejected',
+                actions: [{ write: 'src/a.txt', content: 'right, reviewed\n' }],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const tmux = new Tmux(terminalEnv(b.env));
+    tmuxes.push(tmux);
+    await tmux.start([process.execPath, CLI, '-C', b.repo, 'start', b.planFile, '--yes'], { cwd: b.repo });
+    await tmux.waitFor(/^› a +enrolled +review/m, 60_000);
+    await tmux.keys('x');
+    await until(
+      () => journal(b.repo, batch).filter((e) => e.event === 'turn-ended').length === 2,
+      'the reworked turn to end',
+      { timeoutMs: 60_000, detail: () => JSON.stringify(journal(b.repo, batch).slice(-5)) },
+    );
+    expect(journal(b.repo, batch).filter((e) => e.event === 'rework-sent')).toMatchObject([
+      { task: 'a', via: 'typing' },
+    ]);
+    await tmux.waitFor(/^› a +enrolled +review/m, 60_000);
+    await tmux.keys('a');
+    await until(() => batchState(b.repo, batch) === 'completed', 'the batch to complete', {
+      timeoutMs: 60_000,
+    });
+    await until(
+      () => journal(b.repo, batch).some((e) => e.event === 'session-closed'),
+      'the session to close',
+    );
+    // One session all along: the rejection reached the same conversation.
+    expect(journal(b.repo, batch).filter((e) => e.event === 'executor-spawned')).toHaveLength(1);
+    expect(await git(b.repo, 'show', `batch/${batch}:src/a.txt`)).toBe('right, reviewed');
+    await until(() => agentProcesses(b.home).length === 0, 'no agent process left');
+    await tmux.kill();
+  }, 180_000);
+});

@@ -9,7 +9,10 @@ import {
   startAttempt,
 } from '../src/core/kernel.js';
 import type { KernelRecord } from '../src/core/kernel.js';
+import { applyReview } from '../src/core/kernel.js';
 import {
+  reworkKey,
+  reworkToType,
   recordSessionClosed,
   recordSessionId,
   recordTurnEnd,
@@ -174,6 +177,30 @@ describe('the verdict at the end of a turn', () => {
     expect(sessionShouldClose('released')).toBe(true);
     expect(sessionShouldClose('settled')).toBe(false);
     expect(sessionShouldClose('enrolled')).toBe(false);
+  });
+});
+
+describe('a rework for an agent waiting at its prompt', () => {
+  const passedForReview = () => {
+    const k = qa(recordTurnEnd(running(), NOW), true);
+    return { ...k, lifecycle: 'active' as const, next_obligation: 'review' as const };
+  };
+
+  it('a review rejection is typed once, with the reviewer note', () => {
+    const waiting = passedForReview();
+    const sent = reworkKey(waiting);
+    expect(reworkToType(waiting, 'enrolled', sent)).toBeNull();
+    const rejected = applyReview(waiting, 'rejected', 'name the file better', '2026-01-01T00:01:00.000Z');
+    const text = reworkToType(rejected, 'enrolled', sent);
+    expect(text).toContain('The reviewer rejected the change.\nname the file better');
+    expect(reworkToType(rejected, 'enrolled', reworkKey(rejected))).toBeNull();
+  });
+
+  it('nothing for a lane that is not enrolled or has no running attempt', () => {
+    const rejected = applyReview(passedForReview(), 'rejected', null, '2026-01-01T00:01:00.000Z');
+    expect(reworkToType(rejected, 'needs_human', '')).toBeNull();
+    const ended = recordExit(rejected, { code: 0, signal: null }, NOW);
+    expect(reworkToType(ended, 'enrolled', '')).toBeNull();
   });
 });
 

@@ -2,7 +2,8 @@ import type { AgentAdapter } from '../agents/agent.js';
 import { checkHookMessage } from '../core/hook-message.js';
 import type { HookMessage, HookReply, LaneFacts } from '../core/hook-message.js';
 import { openAttempt } from '../core/kernel.js';
-import { recordSessionId, turnVerdict } from '../core/turn.js';
+import type { KernelRecord } from '../core/kernel.js';
+import { recordSessionId, reworkKey, reworkToType, turnVerdict } from '../core/turn.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { HookChannel } from './hook-channel.js';
@@ -32,6 +33,8 @@ export interface AgentTurnsDeps {
 export class AgentTurns {
   private readonly channel: HookChannel;
   private readonly pending = new Map<string, PendingTurn>();
+  /** Each live agent session's latest rework it has been given (core/turn.ts reworkKey). */
+  private readonly sent = new Map<string, string>();
 
   constructor(
     private readonly store: BatchFiles,
@@ -126,10 +129,37 @@ export class AgentTurns {
     });
   }
 
-  /** After a tick: every waiting turn whose QA has run gets its verdict. */
+  /** A live session started (or was found again) with what the kernel holds now. */
+  launched(task: string, kernel: KernelRecord): void {
+    this.sent.set(task, reworkKey(kernel));
+  }
+
+  forget(task: string): void {
+    this.sent.delete(task);
+  }
+
+  /**
+   * After a tick: every waiting turn whose QA has run gets its verdict; an agent waiting
+   * at its prompt with no turn pending gets a new rework typed in (a review rejection).
+   */
   answer(): void {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.sent.size === 0) return;
     const record = this.store.readRecord();
+    for (const [task, key] of this.sent) {
+      if (this.pending.has(task)) continue;
+      const child = record.children.find((c) => c.task_id === task);
+      const read = this.store.readKernel(task);
+      if (!child || read.kind !== 'ok') continue;
+      const text = reworkToType(read.record, child.state, key);
+      if (text === null) continue;
+      this.sent.set(task, reworkKey(read.record));
+      typeInto(this.deps.sessionOf(task), text);
+      this.store.journal('rework-sent', {
+        task,
+        attempt: read.record.attempts.at(-1)?.n ?? null,
+        via: 'typing',
+      });
+    }
     for (const [task, turn] of [...this.pending]) {
       const child = record.children.find((c) => c.task_id === task);
       const read = this.store.readKernel(task);
@@ -143,6 +173,7 @@ export class AgentTurns {
           : ({ kind: 'stop', why: 'not-running' } as const);
       if (verdict.kind === 'pending') continue;
       this.pending.delete(task);
+      if (read.kind === 'ok') this.sent.set(task, reworkKey(read.record));
       if (verdict.kind === 'continue') {
         if (turn.reply) turn.reply({ verdict: 'continue', feedback: verdict.feedback });
         else typeInto(this.deps.sessionOf(task), verdict.feedback);

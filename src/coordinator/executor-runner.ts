@@ -150,6 +150,7 @@ export class ExecutorRunner {
     const session = await this.host.open(launchSpec(launch, h, this.batchId, profile, socket));
     kernel = startAttempt(kernel, attemptStart(launch, session), new Date().toISOString());
     this.store.writeKernel(kernel);
+    if (launch.token) this.turns.launched(h.task_id, kernel);
     this.store.journal('executor-spawned', {
       task: h.task_id,
       attempt,
@@ -244,6 +245,7 @@ export class ExecutorRunner {
   private async onExit(h: ExecutorHandoff, live: Live, exit: ExitInfo): Promise<void> {
     if (live.closing) return; // closed by lanes after its work was integrated (closeFinished)
     this.watch.forget(h.task_id);
+    this.turns.forget(h.task_id);
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
@@ -282,7 +284,10 @@ export class ExecutorRunner {
       store: this.store,
       quitKeysOf: (task) =>
         this.host.name === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
-      forget: (task) => this.watch.forget(task),
+      forget: (task) => {
+        this.watch.forget(task);
+        this.turns.forget(task);
+      },
     });
   }
 

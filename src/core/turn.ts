@@ -84,9 +84,24 @@ export function turnVerdict(f: TurnFacts): TurnVerdict {
   return { kind: 'pending' };
 }
 
-/** The next instruction in the same session after a failed QA run. */
+/** The next instruction in the same session when the work comes back (QA failed, the reviewer rejected it). */
 export function reworkInstruction(feedback: string): string {
-  return `lanes ran the acceptance checks and they did not pass. Fix the task and end your turn again.\n\n${feedback}`;
+  return `lanes sends the task back to you: it is not done yet. Fix what is said below, then end your turn again.\n\n${feedback}`;
+}
+
+/** Names the kernel's latest rework (a QA run or a review verdict), to send each one once. */
+export function reworkKey(k: KernelRecord): string {
+  return `${k.qa_runs.length}|${k.review.at ?? ''}`;
+}
+
+/**
+ * A rework for an agent that waits at its prompt with no turn pending (it stopped for a
+ * review, or parked and the human resumed it): typed into its session once, else null.
+ */
+export function reworkToType(k: KernelRecord, childState: ChildState, sentKey: string): string | null {
+  if (childState !== 'enrolled' || k.next_obligation !== 'implement' || !k.rework_feedback) return null;
+  if (!openAttempt(k) || reworkKey(k) === sentKey) return null;
+  return reworkInstruction(k.rework_feedback);
 }
 
 /** The session of a lane is closed once its work is integrated (or the lane is gone for good). */

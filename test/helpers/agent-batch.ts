@@ -61,6 +61,7 @@ export async function agentBatch(
     /** The user trusts the repository in the agent (default true). */
     trusted?: boolean;
     qaFailureLimit?: number;
+    review?: boolean;
   },
 ): Promise<AgentBatch> {
   const ids = options.ids ?? ['a', 'b', 'c'];
@@ -88,6 +89,7 @@ export async function agentBatch(
     children: ids.map((id) => ({
       id,
       goal: `write src/${id}.txt`,
+      ...(options.review ? { review: 'human' } : {}),
       scope: [`src/${id}.txt`],
       acceptance: [
         {
