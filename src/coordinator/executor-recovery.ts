@@ -38,3 +38,16 @@ export async function lookForAttempt(
   if (open.pid !== null && isSameProcessAlive(open.pid, open.pid_start)) return { kind: 'pid' };
   return { kind: 'lost' };
 }
+
+const ORPHAN_POLL_MS = 500;
+
+/** Resolves once the process (pid and start time, so not a reused pid) is gone. */
+export function processGone(pid: number, start: string | null): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (isSameProcessAlive(pid, start)) return;
+      clearInterval(timer);
+      resolve();
+    }, ORPHAN_POLL_MS);
+  });
+}

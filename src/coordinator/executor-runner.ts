@@ -10,9 +10,8 @@ import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
 import { changedPaths } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
-import { lookForAttempt } from './executor-recovery.js';
+import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
-import { isSameProcessAlive } from '../hosts/process-info.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { attemptStart, launchSpec, learnSessionId, prepareLaunch } from './agent-launch.js';
 import { AgentTurns } from './agent-turns.js';
@@ -48,8 +47,6 @@ export interface RunnerOptions {
   /** The lanes hook an agent runs (`node <bundle> hook`); the kind is appended by the adapter. */
   hookArgv?: readonly string[];
 }
-
-const ORPHAN_POLL_MS = 500;
 
 export class ExecutorRunner {
   readonly live = new Map<string, Live>();
@@ -146,11 +143,11 @@ export class ExecutorRunner {
       hookArgv: this.hookArgv,
     });
     if (launch.token) await this.turns.open();
-    const socket = this.turns.socketPath;
-    const session = await this.host.open(launchSpec(launch, h, this.batchId, profile, socket));
+    const spec = launchSpec(launch, h, this.batchId, profile, this.turns.socketPath);
+    const session = await this.host.open(spec);
     kernel = startAttempt(kernel, attemptStart(launch, session), new Date().toISOString());
     this.store.writeKernel(kernel);
-    if (launch.token) this.turns.launched(h.task_id, kernel);
+    if (launch.token) this.turns.launched(h.task_id, kernel); // (its prompt carries the kernel's rework)
     this.store.journal('executor-spawned', {
       task: h.task_id,
       attempt,
@@ -209,13 +206,11 @@ export class ExecutorRunner {
     const live: Live = { session: null, runId: h.run_id, startedAt: Date.now() };
     this.live.set(h.task_id, live);
     this.watchLane(h, null);
-    const timer = setInterval(() => {
-      if (isSameProcessAlive(open.pid!, open.pid_start)) return;
-      clearInterval(timer);
+    void processGone(open.pid!, open.pid_start).then(() => {
       const status = open.status_path ? readExitStatus(open.status_path) : null;
       if (!status && open.session_id) return this.relaunchLost(h, open);
       void this.onExit(h, live, status ?? { code: null, signal: 'lost' });
-    }, ORPHAN_POLL_MS);
+    });
   }
 
   /**
