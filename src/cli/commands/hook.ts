@@ -12,7 +12,7 @@ import type { CommandContext } from '../context.js';
 // over the channel named in its environment and prints the verdict the agent expects:
 // Claude's Stop hook blocks the stop with the failing checks' output, or lets it happen.
 
-const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-session', 'codex-notify'] as const;
+const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-session'] as const;
 type Kind = (typeof KINDS)[number];
 
 const envSchema = z.object({
@@ -30,26 +30,16 @@ const stopInputSchema = z.looseObject({
   message: z.string().nullish(),
 });
 
-const codexNotifySchema = z.looseObject({
-  type: z.string(),
-  'input-messages': z.array(z.unknown()).nullish(),
-  'thread-id': z.string().min(1).nullish(),
-  'last-assistant-message': z.string().nullish(),
-});
-
 function parseJson<T>(text: string, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw badInput('hook_invalid', `lanes hook: ${what} is not valid JSON: ${(error as Error).message}`);
+    throw badInput('hook_invalid', `hook: ${what} is not valid JSON: ${(error as Error).message}`);
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
-    throw badInput(
-      'hook_invalid',
-      `lanes hook: ${what} is invalid: ${formatIssues(parsed.error).join('; ')}`,
-    );
+    throw badInput('hook_invalid', `hook: ${what} is invalid: ${formatIssues(parsed.error).join('; ')}`);
   return parsed.data;
 }
 
@@ -64,15 +54,15 @@ export interface HookIo {
   env?: NodeJS.ProcessEnv;
 }
 
-/** `lanes hook claude-stop|claude-notification|codex-notify [<json>]` */
+/** `lanes hook claude-stop|claude-notification|codex-stop|codex-session` (the agent's hook input on stdin) */
 export async function hookCommand(ctx: CommandContext, argv: string[], io: HookIo = {}): Promise<number> {
   const kind = argv[0] as Kind;
-  if (!KINDS.includes(kind)) throw badInput('usage', `usage: lanes hook ${KINDS.join('|')} [<json>]`);
+  if (!KINDS.includes(kind)) throw badInput('usage', `usage: lanes hook ${KINDS.join('|')}`);
   const envParsed = envSchema.safeParse(io.env ?? process.env);
   if (!envParsed.success)
     throw badInput(
       'hook_invalid',
-      `lanes hook: not started by lanes (its environment lacks ${formatIssues(envParsed.error).join('; ')})`,
+      `hook: not started by lanes (its environment lacks ${formatIssues(envParsed.error).join('; ')})`,
     );
   const env = envParsed.data;
   const base = {
@@ -82,31 +72,14 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
     attempt: env.LANES_ATTEMPT,
     token: env.LANES_HOOK_TOKEN,
   } as const;
-  let message: HookMessage;
-  if (kind === 'codex-notify') {
-    const payload = parseJson(argv[1] ?? '', codexNotifySchema, 'the notify payload (argv[1])');
-    if (payload.type !== 'agent-turn-complete') return 0; // other notifications are not turn ends
-    // The TUI's side thread that names the session ends a "turn" too: not the agent's.
-    const first = payload['input-messages']?.[0];
-    if (typeof first === 'string' && first.startsWith('Generate a concise, single-line task title')) return 0;
-    message = {
-      ...base,
-      kind: 'turn-end',
-      agent: 'codex',
-      session_id: payload['thread-id'] ?? null,
-      last_message: payload['last-assistant-message'] ?? null,
-    };
-  } else {
-    const input = parseJson(await (io.stdin ?? readStdin)(), stopInputSchema, 'the hook input (stdin)');
-    message = {
-      ...base,
-      kind:
-        kind === 'claude-notification' ? 'notification' : kind === 'codex-session' ? 'session' : 'turn-end',
-      agent: kind.startsWith('codex') ? 'codex' : 'claude',
-      session_id: input.session_id,
-      last_message: (kind === 'claude-notification' ? input.message : input.last_assistant_message) ?? null,
-    };
-  }
+  const input = parseJson(await (io.stdin ?? readStdin)(), stopInputSchema, 'the hook input (stdin)');
+  const message: HookMessage = {
+    ...base,
+    kind: kind === 'claude-notification' ? 'notification' : kind === 'codex-session' ? 'session' : 'turn-end',
+    agent: kind.startsWith('codex') ? 'codex' : 'claude',
+    session_id: input.session_id,
+    last_message: (kind === 'claude-notification' ? input.message : input.last_assistant_message) ?? null,
+  };
   hookMessageSchema.parse(message);
   let reply: HookReply;
   try {
