@@ -163,8 +163,8 @@ describe('the built-in claude and codex profiles', () => {
       'model_reasoning_effort="low"',
       '--sandbox',
       'workspace-write',
-      '--ask-for-approval',
-      'on-request',
+      '-c',
+      'approval_policy="on-request"',
     ]);
     expect(b[6]).toMatch(/^# Task B /);
     expect(b).toHaveLength(7);

@@ -180,6 +180,7 @@ export class Coordinator {
         offers = [];
         setupFailures = [];
         inFlight = this.noteSlots(report, inFlight);
+        await this.runner.afterTick();
         this.emit({ kind: 'report', report });
 
         let again = await this.handleRefusals(report, offers, setupFailures);
@@ -201,6 +202,7 @@ export class Coordinator {
     } finally {
       clearInterval(timer);
       this.waysOut.stopWatching();
+      await this.runner.dispose();
     }
   }
 

@@ -27,12 +27,20 @@ interface Watched {
   stall: StallWatch;
   health: LaneHealth;
   quietTimer: NodeJS.Timeout | null;
+  /** Checks a screen that never goes quiet (an agent's animated status line) now and then. */
+  busyTimer: NodeJS.Timeout | null;
   stopOutput: (() => void) | null;
 }
 
 export interface LaneWatchOptions {
   scopeOf(task: string): readonly string[];
   promptPatternsOf(task: string): readonly string[];
+  /**
+   * Lanes whose executor redraws while it waits (coding agents animate their screens):
+   * their screen is checked during output too, and `waiting` ends only when the prompt is
+   * gone from it, not at the next byte of output.
+   */
+  animated?(task: string): boolean;
   stallTimeoutMs: number;
   onChange(task: string, health: LaneHealth, what: 'waiting' | 'stalled' | 'drift' | 'recovered'): void;
 }
@@ -52,6 +60,7 @@ export class LaneWatch {
       stall: new StallWatch(now),
       health: { waiting: false, stalled: false, drift: [] },
       quietTimer: null,
+      busyTimer: null,
       stopOutput: null,
     };
     this.lanes.set(task, w);
@@ -62,8 +71,17 @@ export class LaneWatch {
     const w = this.lanes.get(task);
     if (!w) return;
     if (w.quietTimer) clearTimeout(w.quietTimer);
+    if (w.busyTimer) clearTimeout(w.busyTimer);
     w.stopOutput?.();
     this.lanes.delete(task);
+  }
+
+  /** The agent itself said it waits for the user (Claude's Notification hook). */
+  markWaiting(task: string): void {
+    const w = this.lanes.get(task);
+    if (!w || w.health.waiting) return;
+    w.health = { ...w.health, waiting: true };
+    this.options.onChange(task, w.health, 'waiting');
   }
 
   health(task: string): LaneHealth | null {
@@ -74,13 +92,21 @@ export class LaneWatch {
     const w = this.lanes.get(task);
     if (!w) return;
     w.stall.output(Date.now());
-    if (w.health.waiting || w.health.stalled) {
+    const animated = this.options.animated?.(task) ?? false;
+    if (w.health.stalled || (w.health.waiting && !animated)) {
       w.health = { ...w.health, waiting: false, stalled: false };
       this.options.onChange(task, w.health, 'recovered');
     }
     if (w.quietTimer) clearTimeout(w.quietTimer);
     w.quietTimer = setTimeout(() => this.checkPrompt(task), WAITING_DEBOUNCE_MS);
     w.quietTimer.unref();
+    if (animated && !w.busyTimer) {
+      w.busyTimer = setTimeout(() => {
+        w.busyTimer = null;
+        this.checkPrompt(task);
+      }, WAITING_DEBOUNCE_MS);
+      w.busyTimer.unref();
+    }
   }
 
   private checkPrompt(task: string): void {
@@ -89,9 +115,13 @@ export class LaneWatch {
     const patterns = this.options.promptPatternsOf(task).map((p) => new RegExp(p));
     if (patterns.length === 0) return;
     const screen = w.session.recentLines(12).join('\n');
-    if (patterns.some((re) => re.test(screen)) && !w.health.waiting) {
+    const asks = patterns.some((re) => re.test(screen));
+    if (asks && !w.health.waiting) {
       w.health = { ...w.health, waiting: true };
       this.options.onChange(task, w.health, 'waiting');
+    } else if (!asks && w.health.waiting) {
+      w.health = { ...w.health, waiting: false };
+      this.options.onChange(task, w.health, 'recovered');
     }
   }
 
