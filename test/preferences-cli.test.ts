@@ -153,21 +153,27 @@ describe('the built-in claude and codex profiles', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const nulArgs = async (task: string) =>
       (await git(repo, 'show', `batch/b1:f/${task}.txt`)).split('\0').slice(0, -1);
+    // Headless, each agent's adapter puts its own mode first (src/agents): Claude's print
+    // mode with a session id of lanes' choosing, Codex's exec with JSON events.
     const a = await nulArgs('A');
-    expect(a.slice(0, 2)).toEqual(['--model', 'opus']);
-    expect(a[2]).toMatch(/^# Task A /); // the prompt, one argument; no --effort, no --permission-mode
-    expect(a).toHaveLength(3);
+    expect(a.slice(0, 5)).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--session-id']);
+    expect(a[5]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.slice(6, 8)).toEqual(['--model', 'opus']);
+    expect(a[8]).toMatch(/^# Task A /); // the prompt, one argument; no --effort, no --permission-mode
+    expect(a).toHaveLength(9);
     const b = await nulArgs('B');
-    expect(b.slice(0, 6)).toEqual([
+    expect(b.slice(0, 8)).toEqual([
+      'exec',
+      '--json',
       '-c',
       'model_reasoning_effort="low"',
       '--sandbox',
       'workspace-write',
-      '--ask-for-approval',
-      'on-request',
+      '-c',
+      'approval_policy="on-request"',
     ]);
-    expect(b[6]).toMatch(/^# Task B /);
-    expect(b).toHaveLength(7);
+    expect(b[8]).toMatch(/^# Task B /);
+    expect(b).toHaveLength(9);
     for (const argv of [a, b]) expect(argv.join(' ')).not.toMatch(/dangerously|bypass/);
   }, 60_000);
 });

@@ -271,8 +271,8 @@ describe('argv templates: an unset placeholder drops its argument and its flag',
       'model_reasoning_effort="low"',
       '--sandbox',
       'workspace-write',
-      '--ask-for-approval',
-      'on-request',
+      '-c',
+      'approval_policy="on-request"',
       'do it',
     ]);
     for (const argv of [claude, codex]) expect(argv.join(' ')).not.toMatch(/dangerously|bypass/);

@@ -28,7 +28,8 @@ usage: lanes [-C <dir>] <command> [options]
        [--approve [--replan <plan>]] [--json]
                                     run one core tick and print its report
   status [<batch>] [--json]         show a batch record and its last report
-  log [<batch>] [--follow] [--json] show the journal
+  log [<batch>] [--follow] [--json] [--task <child>]
+                                    show the journal (--task: a lane's events and its transcripts)
   wait <batch> --until <state>[,<state>...] [--timeout S]
                                     block until the batch reaches a state (3: it stopped for a
                                     human first; 4: it ended in another state)
@@ -36,6 +37,7 @@ usage: lanes [-C <dir>] <command> [options]
   land <batch> [--into <branch>] [--merge] [--push <remote>]
                                     move the base branch (or --into) to a completed batch's result
   clean <batch> [--force]           remove a batch's lanes, lane branches and state (the batch branch stays)
+  hook <kind>                       (run by an agent's hook that lanes installed for its session)
 
   -C <dir>       run as if lanes was started in <dir>
   -h, --help     this help
@@ -118,6 +120,8 @@ export async function run(
       return (await import('./commands/land.js')).landCommand(context, rest);
     case 'clean':
       return (await import('./commands/clean.js')).cleanCommand(context, rest);
+    case 'hook':
+      return (await import('./commands/hook.js')).hookCommand(context, rest);
     default:
       throw badInput('usage', `unknown command "${command}" (see lanes --help)`);
   }

@@ -182,6 +182,7 @@ export class Coordinator {
         offers = [];
         setupFailures = [];
         inFlight = this.noteSlots(report, inFlight);
+        await this.runner.afterTick();
         this.emit({ kind: 'report', report });
 
         let again = await this.handleRefusals(report, offers, setupFailures);
@@ -203,6 +204,7 @@ export class Coordinator {
     } finally {
       clearInterval(timer);
       this.waysOut.stopWatching();
+      await this.runner.dispose();
     }
   }
 

@@ -26,7 +26,7 @@ export function buildPrompt(input: PromptInput): string {
     `Goal: ${child.goal}`,
     `You work in ${input.lanePath}, a git worktree of its own.`,
     `Change only paths inside this scope:\n${child.scope.map((s) => `- ${s}`).join('\n')}`,
-    `When you exit, lanes runs these acceptance checks in the worktree; the task is done only when all pass:\n${checks.join('\n')}`,
+    `When you are done (you end your turn or exit), lanes runs these acceptance checks in the worktree; the task is done only when all pass:\n${checks.join('\n')}`,
     'Do not commit, and do not change anything outside the scope: lanes commits your work itself, and changes outside the scope fail the task.',
   ];
   if (child.prompt) parts.push(child.prompt);
@@ -60,4 +60,10 @@ export function fillArgv(profile: ExecutorProfile, values: TemplateValues): stri
     permission_mode: profile.permission_mode,
     approval_policy: profile.approval_policy,
   });
+}
+
+/** The argument of a template that is the prompt, whole (`{prompt}`), if there is one. */
+export function promptIndexOf(argv: readonly string[]): number | null {
+  const i = argv.indexOf('{prompt}');
+  return i >= 0 ? i : null;
 }

@@ -1,21 +1,24 @@
-import { join } from 'node:path';
+import { agentOf, promptPatternsOf } from '../agents/agents.js';
 import { resolveSettings } from '../core/batch-settings.js';
 import { executorProfiles } from '../core/config.js';
 import type { Config } from '../core/config.js';
 import { judgeExecutorEnd } from '../core/dispatch-health.js';
-import { crashPoint } from '../process/crash-points.js';
 import { nextExecutorStep } from '../core/executor-step.js';
-import { abandonAttempt, startAttempt } from '../core/kernel.js';
-import type { Attempt } from '../core/kernel.js';
+import { abandonAttempt } from '../core/kernel.js';
+import type { Attempt, KernelRecord } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
-import type { StorePort } from '../core/ports.js';
 import type { ExitNotice } from '../core/tick.js';
 import { changedPaths } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
+import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
-import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
-import { buildPrompt, fillArgv, writePromptFile } from './executor-launch.js';
+import type { BatchFiles } from '../store/batch-files.js';
+import { crashPoint } from '../process/crash-points.js';
+import { learnSessionId } from './agent-launch.js';
+import { launchAttempt } from './attempt-launch.js';
+import { AgentTurns } from './agent-turns.js';
+import { closeFinished } from './session-close.js';
 import { LaneWatch } from './lane-watch.js';
 import { stopRecordedExecutor, stopSession } from './stop-executors.js';
 import type { LaneHealth } from './lane-watch.js';
@@ -35,13 +38,18 @@ export interface RunnerEvents {
   wake(): void;
 }
 
-interface Live {
+export interface Live {
   session: LaneSession | null;
   runId: string;
   startedAt: number;
+  /** lanes is closing the session (its work is integrated): its end is no executor exit. */
+  closing?: boolean;
 }
 
-const ORPHAN_POLL_MS = 500;
+export interface RunnerOptions {
+  /** The lanes hook an agent runs (`node <bundle> hook`); the kind is appended by the adapter. */
+  hookArgv?: readonly string[];
+}
 
 export class ExecutorRunner {
   readonly live = new Map<string, Live>();
@@ -49,20 +57,34 @@ export class ExecutorRunner {
   readonly watch: LaneWatch;
   /** Suspect exits in a row (src/core/dispatch-health.ts). */
   private suspectStreak = 0;
+  readonly turns: AgentTurns;
+  private readonly hookArgv: readonly string[];
   paused = false;
   pauseReason: string | null = null;
 
   constructor(
     private readonly batchId: string,
-    private readonly store: StorePort,
+    private readonly store: BatchFiles,
     private readonly config: Config,
     private readonly host: Host,
     private plan: Plan,
     private readonly events: RunnerEvents,
+    options: RunnerOptions = {},
   ) {
+    this.hookArgv = options.hookArgv ?? [process.execPath, process.argv[1] ?? 'lanes', 'hook'];
+    this.turns = new AgentTurns(store, {
+      sessionOf: (task) => this.sessionOf(task),
+      agentOf: (task) => agentOf(this.profileOf(task).profile),
+      turnEnded: (task) => {
+        this.exits.push({ task_id: task, code: null, signal: null, turn_end: true });
+        this.events.wake();
+      },
+      waiting: (task) => this.watch.markWaiting(task),
+    });
     this.watch = new LaneWatch({
       scopeOf: (task) => this.plan.children.find((c) => c.id === task)?.scope ?? ['**'],
-      promptPatternsOf: (task) => this.profileOf(task).profile.prompt_patterns,
+      promptPatternsOf: (task) => promptPatternsOf(this.profileOf(task).profile),
+      animated: (task) => agentOf(this.profileOf(task).profile).name !== 'command',
       stallTimeoutMs: config.stall_timeout_ms,
       onChange: (task, health, what) => {
         if (what === 'stalled') this.store.journal('stalled', { task, quiet_ms: config.stall_timeout_ms });
@@ -107,106 +129,47 @@ export class ExecutorRunner {
     if (step.kind === 'find-again' && kernel) {
       const found = await this.findAgain(h, step.attempt);
       if (found !== 'lost') return found === 'ended';
-      kernel = abandonAttempt(kernel, new Date().toISOString());
-      this.store.writeKernel(kernel);
-      this.store.journal('executor-relaunched', { task: h.task_id, lost_attempt: step.attempt.n });
+      kernel = this.abandon(h.task_id, kernel, step.attempt.n);
       step = nextExecutorStep(facts());
     }
     if (step.kind !== 'start' || !child || !kernel) return false;
     const { name, profile } = this.profileOf(h.task_id);
-    const attempt = kernel.attempts.length + 1;
-    const logDir = this.store.logDir(h.task_id);
-    const prompt = buildPrompt({
-      batchId: this.batchId,
-      child,
-      lanePath: h.lane_path,
-      attempt,
-      reworkFeedback: kernel.rework_feedback,
-    });
-    const promptFile = writePromptFile(logDir, attempt, prompt);
-    const statusPath = join(logDir, `attempt-${attempt}.status`);
-    const session = await this.host.open({
-      taskId: h.task_id,
-      runId: h.run_id,
-      attempt,
-      cwd: h.lane_path,
-      argv: fillArgv(profile, {
-        prompt,
-        prompt_file: promptFile,
-        task: h.task_id,
-        lane: h.lane_path,
-        run: child.run ?? '',
-        // (the confirmed plan holds each child's resolved model and effort: src/cli/confirm.ts)
-        model: child.model,
-        effort: child.effort,
-      }),
-      env: {
-        ...profile.env,
-        LANES_BATCH: this.batchId,
-        LANES_TASK: h.task_id,
-        LANES_RUN: h.run_id,
-        LANES_LANE: h.lane_path,
-        LANES_ATTEMPT: String(attempt),
-        LANES_PROMPT_FILE: promptFile,
-      },
-      logPath: join(logDir, `attempt-${attempt}.log`),
-      statusPath,
-    });
-    const pidStart = session.pid ? processStartTime(session.pid) : null;
-    kernel = startAttempt(
-      kernel,
-      { host: session.host, paneId: session.paneId, pid: session.pid, pidStart, statusPath },
-      new Date().toISOString(),
-    );
-    this.store.writeKernel(kernel);
-    this.store.journal('executor-spawned', { task: h.task_id, attempt, host: session.host, executor: name });
-    this.track(h, session, statusPath);
+    const agent = agentOf(profile);
+    const { batchId, store, host, turns, hookArgv } = this;
+    const ctx = { batchId, store, host, turns, hookArgv };
+    const { session, attempt, launch } = await launchAttempt(ctx, h, child, kernel, { name, profile, agent });
+    this.track(h, session, launch.statusPath);
+    if (launch.sessionId === null) learnSessionId(session, agent, this.store, h.task_id, attempt);
     this.events.launched(h.task_id, attempt, session);
     return false;
   }
 
   /** An attempt started before lanes restarted: ended (status file), still running (pid or tab), or lost. */
   private async findAgain(h: ExecutorHandoff, open: Attempt): Promise<'ended' | 'running' | 'lost'> {
-    const status = open.status_path ? readExitStatus(open.status_path) : null;
-    if (status) {
-      this.exits.push({ task_id: h.task_id, code: status.code, signal: status.signal, host: open.host });
+    const found = await lookForAttempt(this.host, open, this.store.logDir(h.task_id), h);
+    const task = h.task_id;
+    if (found.kind === 'ended') {
+      this.exits.push({ task_id: task, code: found.exit.code, signal: found.exit.signal, host: open.host });
       this.store.journal('executor-reattached', {
-        task: h.task_id,
+        task,
         attempt: open.n,
         ended: true,
-        code: status.code,
+        code: found.exit.code,
       });
       return 'ended';
     }
-    if (open.pane_id && this.host.reattach && open.host === this.host.name) {
-      const session = await this.host.reattach(this.specFor(h, open), open.pane_id);
-      if (session) {
-        this.track(h, session, open.status_path);
-        this.store.journal('executor-reattached', { task: h.task_id, attempt: open.n, pane: open.pane_id });
-        this.events.launched(h.task_id, open.n, session);
-        return 'running';
-      }
+    if (found.kind === 'pane') {
+      this.track(h, found.session, open.status_path);
+      this.store.journal('executor-reattached', { task, attempt: open.n, pane: open.pane_id });
+      this.events.launched(task, open.n, found.session);
+      return 'running';
     }
-    if (open.pid !== null && isSameProcessAlive(open.pid, open.pid_start)) {
+    if (found.kind === 'pid') {
       this.watchOrphan(h, open);
-      this.store.journal('executor-reattached', { task: h.task_id, attempt: open.n, pid: open.pid });
+      this.store.journal('executor-reattached', { task, attempt: open.n, pid: open.pid });
       return 'running';
     }
     return 'lost';
-  }
-
-  private specFor(h: ExecutorHandoff, open: Attempt) {
-    const logDir = this.store.logDir(h.task_id);
-    return {
-      taskId: h.task_id,
-      runId: h.run_id,
-      attempt: open.n,
-      cwd: h.lane_path,
-      argv: [],
-      env: {},
-      logPath: join(logDir, `attempt-${open.n}.log`),
-      statusPath: open.status_path ?? join(logDir, `attempt-${open.n}.status`),
-    };
   }
 
   private track(h: ExecutorHandoff, session: LaneSession, statusPath: string | null): void {
@@ -224,12 +187,30 @@ export class ExecutorRunner {
     const live: Live = { session: null, runId: h.run_id, startedAt: Date.now() };
     this.live.set(h.task_id, live);
     this.watchLane(h, null);
-    const timer = setInterval(() => {
-      if (isSameProcessAlive(open.pid!, open.pid_start)) return;
-      clearInterval(timer);
+    void processGone(open.pid!, open.pid_start).then(() => {
       const status = open.status_path ? readExitStatus(open.status_path) : null;
+      if (!status && open.session_id) return this.relaunchLost(h, open);
       void this.onExit(h, live, status ?? { code: null, signal: 'lost' });
-    }, ORPHAN_POLL_MS);
+    });
+  }
+
+  /**
+   * An agent from before a restart vanished mid-turn (no exit status): no QA (a crash is
+   * no QA failure); the next tick relaunches it continuing the same conversation.
+   */
+  private relaunchLost(h: ExecutorHandoff, open: Attempt): void {
+    this.watch.forget(h.task_id);
+    this.live.delete(h.task_id);
+    const read = this.store.readKernel(h.task_id);
+    if (read.kind === 'ok') this.abandon(h.task_id, read.record, open.n);
+    this.events.wake();
+  }
+
+  private abandon(task: string, kernel: KernelRecord, attempt: number): KernelRecord {
+    const next = abandonAttempt(kernel, new Date().toISOString());
+    this.store.writeKernel(next);
+    this.store.journal('executor-relaunched', { task, lost_attempt: attempt });
+    return next;
   }
 
   private watchLane(h: ExecutorHandoff, session: LaneSession | null): void {
@@ -238,7 +219,9 @@ export class ExecutorRunner {
   }
 
   private async onExit(h: ExecutorHandoff, live: Live, exit: ExitInfo): Promise<void> {
+    if (live.closing) return; // closed by lanes after its work was integrated (closeFinished)
     this.watch.forget(h.task_id);
+    this.turns.forget(h.task_id);
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
@@ -279,6 +262,28 @@ export class ExecutorRunner {
     if (live) this.stopping.add(task);
     if (live?.session) return stopSession(live.session);
     if (live) await stopRecordedExecutor(this.store.readKernel(task));
+  }
+
+  /**
+   * After every tick: turns waiting for a verdict get it, and the sessions of lanes whose
+   * work is integrated are closed (before their lanes are released).
+   */
+  async afterTick(): Promise<void> {
+    this.turns.answer();
+    await closeFinished({
+      live: this.live,
+      store: this.store,
+      quitKeysOf: (task) =>
+        this.host.name === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
+      forget: (task) => {
+        this.watch.forget(task);
+        this.turns.forget(task);
+      },
+    });
+  }
+
+  async dispose(): Promise<void> {
+    await this.turns.close();
   }
 
   killAll(): void {

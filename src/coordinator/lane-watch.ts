@@ -1,4 +1,4 @@
-import { laneFiles, laneOutput, laneScreen, newLaneLife } from '../core/lane-health.js';
+import { laneAsksUser, laneFiles, laneOutput, laneScreen, newLaneLife } from '../core/lane-health.js';
 import type { HealthChange, HealthStep, LaneHealth, LaneLife } from '../core/lane-health.js';
 import { git } from '../git/git.js';
 import { changedPaths } from '../git/worktrees.js';
@@ -19,12 +19,20 @@ interface Watched {
   base: string;
   life: LaneLife;
   quietTimer: NodeJS.Timeout | null;
+  /** Checks a screen that never goes quiet (an agent's animated status line) now and then. */
+  busyTimer: NodeJS.Timeout | null;
   stopOutput: (() => void) | null;
 }
 
 export interface LaneWatchOptions {
   scopeOf(task: string): readonly string[];
   promptPatternsOf(task: string): readonly string[];
+  /**
+   * Lanes whose executor redraws while it waits (coding agents animate their screens):
+   * their screen is checked during output too, and `waiting` ends only when the prompt is
+   * gone from it, not at the next byte of output.
+   */
+  animated?(task: string): boolean;
   stallTimeoutMs: number;
   onChange(task: string, health: LaneHealth, what: HealthChange): void;
 }
@@ -43,6 +51,7 @@ export class LaneWatch {
       base,
       life: newLaneLife(now),
       quietTimer: null,
+      busyTimer: null,
       stopOutput: null,
     };
     this.lanes.set(task, w);
@@ -53,8 +62,15 @@ export class LaneWatch {
     const w = this.lanes.get(task);
     if (!w) return;
     if (w.quietTimer) clearTimeout(w.quietTimer);
+    if (w.busyTimer) clearTimeout(w.busyTimer);
     w.stopOutput?.();
     this.lanes.delete(task);
+  }
+
+  /** The agent itself said it waits for the user (Claude's Notification hook). */
+  markWaiting(task: string): void {
+    const w = this.lanes.get(task);
+    if (w) this.apply(task, w, laneAsksUser(w.life));
   }
 
   health(task: string): LaneHealth | null {
@@ -69,10 +85,18 @@ export class LaneWatch {
   private output(task: string): void {
     const w = this.lanes.get(task);
     if (!w) return;
-    this.apply(task, w, laneOutput(w.life, Date.now(), false));
+    const animated = this.options.animated?.(task) ?? false;
+    this.apply(task, w, laneOutput(w.life, Date.now(), animated));
     if (w.quietTimer) clearTimeout(w.quietTimer);
     w.quietTimer = setTimeout(() => this.checkPrompt(task), WAITING_DEBOUNCE_MS);
     w.quietTimer.unref();
+    if (animated && !w.busyTimer) {
+      w.busyTimer = setTimeout(() => {
+        w.busyTimer = null;
+        this.checkPrompt(task);
+      }, WAITING_DEBOUNCE_MS);
+      w.busyTimer.unref();
+    }
   }
 
   private checkPrompt(task: string): void {

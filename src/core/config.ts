@@ -24,11 +24,13 @@ export const profileSchema = z.strictObject({
     .array(z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
     .min(1)
     .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' }),
+  /** Which agent adapter launches and observes it (src/agents); a plain command when unset. */
+  agent: z.enum(['claude', 'codex', 'command']).optional(),
   model: modelSchema.optional(),
   effort: effortSchema.optional(),
   /** The agent's own permission word: Claude Code's --permission-mode, Codex's --sandbox. */
   permission_mode: permissionSchema.optional(),
-  /** Codex's --ask-for-approval. */
+  /** Codex's approval policy (its `approval_policy` config key). */
   approval_policy: permissionSchema.optional(),
   /** Regular expressions that, on an idle screen, mean "the executor waits for the user". */
   prompt_patterns: z.array(z.string()).default([]),
@@ -90,6 +92,7 @@ export type Config = z.output<typeof configSchema>;
 /** Built-in executor profiles; a profile of the same name in the config replaces one (or, without argv, extends it). */
 export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
   claude: {
+    agent: 'claude',
     argv: [
       'claude',
       '--model',
@@ -104,6 +107,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
     env: {},
   },
   codex: {
+    agent: 'codex',
     argv: [
       'codex',
       '--model',
@@ -112,8 +116,9 @@ export const BUILTIN_PROFILES: Readonly<Record<string, ExecutorProfile>> = {
       'model_reasoning_effort="{effort}"',
       '--sandbox',
       '{permission_mode}',
-      '--ask-for-approval',
-      '{approval_policy}',
+      // (`codex exec` has no --ask-for-approval; the config key works in both modes)
+      '-c',
+      'approval_policy="{approval_policy}"',
       '{prompt}',
     ],
     prompt_patterns: ['Allow command\\?', '\\(y/n\\)'],

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'executor_missing'
   | 'land_refused'
   | 'clean_refused'
+  | 'hook_invalid'
   // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
   | 'herdr_not_detected'
   | 'herdr_too_old'

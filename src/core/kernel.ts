@@ -21,6 +21,16 @@ const attemptSchema = z.strictObject({
   pid_start: z.string().nullable().default(null),
   /** Where the exit wrapper writes the executor's status. */
   status_path: z.string().nullable().default(null),
+  /** The agent's own session or thread id, to resume its conversation (docs/DECISIONS.md, Agents). */
+  session_id: z.string().nullable().default(null),
+  /** This attempt continues the conversation of an earlier one (same session id). */
+  resumed: z.boolean().default(false),
+  /** sha256 of the attempt's hook token; the token itself only the agent's environment has. */
+  hook_token_sha256: z.string().nullable().default(null),
+  /** Turn ends the agent reported while it stayed alive. */
+  turns: z.number().int().nonnegative().default(0),
+  /** How lanes closed the session after its work was done: its own quit, or a signal. */
+  closed_by: z.enum(['quit', 'SIGTERM', 'SIGKILL']).nullable().default(null),
 });
 export type Attempt = z.output<typeof attemptSchema>;
 
@@ -108,6 +118,9 @@ export interface AttemptStart {
   pid: number | null;
   pidStart: string | null;
   statusPath: string | null;
+  sessionId?: string | null;
+  resumed?: boolean;
+  hookTokenSha256?: string | null;
 }
 
 export function startAttempt(k: KernelRecord, start: AttemptStart, now: string): KernelRecord {
@@ -122,6 +135,11 @@ export function startAttempt(k: KernelRecord, start: AttemptStart, now: string):
     pid: start.pid,
     pid_start: start.pidStart,
     status_path: start.statusPath,
+    session_id: start.sessionId ?? null,
+    resumed: start.resumed ?? false,
+    hook_token_sha256: start.hookTokenSha256 ?? null,
+    turns: 0,
+    closed_by: null,
   };
   return {
     ...k,
@@ -168,6 +186,11 @@ export function recordExit(
       pid: null,
       pid_start: null,
       status_path: null,
+      session_id: null,
+      resumed: false,
+      hook_token_sha256: null,
+      turns: 0,
+      closed_by: null,
     });
   const next = k.next_obligation === 'review' ? 'review' : 'run_qa';
   return { ...k, attempts, next_obligation: next, updated_at: now };

@@ -14,6 +14,7 @@ import { applyApproval } from './resume.js';
 import { verifyBatch } from './final-verification.js';
 import type { Approval } from './resume.js';
 import { TickContext } from './tick-context.js';
+import { recordTurnEnd } from './turn.js';
 import { adoptHead, release, setBatchState } from './transitions.js';
 import { applyCancel, applyDrops } from './ways-out.js';
 import type { DropRequest } from './ways-out.js';
@@ -27,6 +28,8 @@ export interface ExitNotice {
   code: number | null;
   signal: string | null;
   host?: string;
+  /** Not an exit: a live agent ended its turn (its hook said so); QA runs while it waits. */
+  turn_end?: boolean;
 }
 
 export interface ReviewVerdict {
@@ -143,6 +146,10 @@ function recordNotices(ctx: TickContext, input: TickInput): void {
     if (child?.state !== 'enrolled') continue;
     const read = ctx.ports.store.readKernel(exit.task_id);
     if (read.kind !== 'ok' || read.record.run_id !== child.lane?.run_id) continue; // step 4 parks it
+    if (exit.turn_end) {
+      ctx.ports.store.writeKernel(recordTurnEnd(read.record, ctx.now()));
+      continue; // (journaled as turn-ended when the hook's message came)
+    }
     ctx.ports.store.writeKernel(recordExit(read.record, exit, ctx.now()));
     ctx.journal('executor-exited', { task: exit.task_id, code: exit.code, signal: exit.signal });
   }

@@ -16,6 +16,7 @@ export class HeadlessHost implements Host {
     if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
     const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
     const transcript = new Transcript(spec.logPath);
+    const render = spec.renderLine ? lineRenderer(spec.renderLine) : null;
     const listeners = new Set<(chunk: string) => void>();
     const child = execa(file as string, args, {
       cwd: spec.cwd,
@@ -42,11 +43,12 @@ export class HeadlessHost implements Host {
     });
     child.all?.on('data', (chunk: string | Buffer) => {
       const text = chunk.toString();
-      transcript.add(text);
+      transcript.add(render ? render.add(text) : text);
       for (const l of listeners) l(text);
     });
     const exited: Promise<ExitInfo> = child.then((result) => {
       running = false;
+      if (render) transcript.add(render.flush());
       transcript.close();
       return { code: result.exitCode ?? null, signal: result.signal ?? null };
     });
@@ -81,4 +83,26 @@ export class HeadlessHost implements Host {
     for (const s of this.sessions) s.kill('SIGTERM');
     await Promise.all([...this.sessions].map((s) => s.exited));
   }
+}
+
+/** Whole lines through `render`; a partial line waits for its end. */
+function lineRenderer(render: (line: string) => string[]) {
+  let partial = '';
+  const out = (lines: string[]) =>
+    lines
+      .flatMap(render)
+      .map((l) => `${l}\n`)
+      .join('');
+  return {
+    add(chunk: string): string {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      return out(lines);
+    },
+    flush(): string {
+      const rest = partial;
+      partial = '';
+      return rest ? out([rest]) : '';
+    },
+  };
 }

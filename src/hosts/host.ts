@@ -19,6 +19,8 @@ export interface LaunchSpec {
   logPath: string;
   /** Written by the exit wrapper when the executor ends, even if lanes is gone by then. */
   statusPath: string;
+  /** Headless agents print JSON lines: each is rendered into readable transcript lines. */
+  renderLine?: (line: string) => string[];
 }
 
 export interface LaneSession {

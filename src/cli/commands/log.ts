@@ -1,4 +1,6 @@
-import { watch } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { badInput } from '../../core/errors.js';
 import { TERMINAL_BATCH_STATES } from '../../core/record.js';
 import { BatchStore } from '../../store/batch-store.js';
@@ -19,12 +21,26 @@ function formatEntry(e: JournalEntry): string {
   return `${dim(ts)} ${event}${task ? ` ${task}` : ''}${fields ? ` ${dim(fields)}` : ''}`;
 }
 
-/** `lanes log [<batch>] [--follow] [--json]` */
+/** Each attempt's transcript of a lane, oldest first, as plain text (headless agents' JSON is already rendered). */
+function printTranscripts(ctx: CommandContext, dir: string): void {
+  if (!existsSync(dir)) return;
+  const attempts = readdirSync(dir)
+    .map((name) => /^attempt-(\d+)\.log$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]));
+  for (const m of attempts) {
+    ctx.stdout(`${dim(`── attempt ${m[1]} ──`)}\n`);
+    const text = stripVTControlCharacters(readFileSync(join(dir, m[0]), 'utf8')).replace(/\r\n?/g, '\n');
+    ctx.stdout(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+  }
+}
+
+/** `lanes log [<batch>] [--follow] [--json] [--task <child>]` */
 export async function logCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'log',
     argv,
-    { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' } },
+    { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' }, task: { type: 'string' } },
     1,
   );
   if (values.follow && values.json)
@@ -40,6 +56,14 @@ export async function logCommand(ctx: CommandContext, argv: string[]): Promise<n
   const { entries, unreadable } = journal.read();
   if (values.json) {
     ctx.stdout(`${JSON.stringify({ entries, unreadable })}\n`);
+    return 0;
+  }
+  if (values.task !== undefined) {
+    const task = values.task;
+    if (!store.read(batchId)!.children.some((c) => c.task_id === task))
+      throw badInput('usage', `lanes log: batch "${batchId}" has no child "${task}"`);
+    for (const e of entries) if (e.task === task) ctx.stdout(`${formatEntry(e)}\n`);
+    printTranscripts(ctx, join(store.paths(batchId).logsDir, task));
     return 0;
   }
   for (const e of entries) ctx.stdout(`${formatEntry(e)}\n`);

@@ -1,0 +1,82 @@
+import type { HookReply } from '../core/hook-message.js';
+
+// One small interface per coding agent (docs/DECISIONS.md, Agents): how to start a fresh
+// or resumed session, interactive (a pane) or headless (CI), with lanes' per-session hook;
+// how to read the agent's session id; how to ask it to quit; how its headless JSON lines
+// read in a transcript. Adapters only build argv and parse text: no process, no file.
+
+export type AgentName = 'claude' | 'codex' | 'command';
+export type AgentMode = 'interactive' | 'headless';
+
+export interface AgentLaunchInput {
+  /** The profile's argv with its placeholders filled; `{prompt}` holds what to send now. */
+  argv: readonly string[];
+  /** Where in `argv` the prompt is (the template's whole `{prompt}` argument), if anywhere. */
+  promptIndex: number | null;
+  mode: AgentMode;
+  /** Continue this conversation instead of starting a new one. */
+  resumeSessionId: string | null;
+  /** A fresh id for agents that take one at launch (Claude `--session-id`). */
+  newSessionId: string;
+  /** The lanes hook as an argv (`node <bundle> hook`), completed by the adapter with its kind. */
+  hookArgv: readonly string[];
+  lanePath: string;
+}
+
+export interface AgentLaunch {
+  argv: string[];
+  /** The session id known before the agent runs, if the adapter chose it. */
+  sessionId: string | null;
+  /** Turn ends arrive through the hook while the agent stays alive (else: its exit ends the turn). */
+  hookTurns: boolean;
+}
+
+export interface HookOutput {
+  stdout: string;
+  exitCode: number;
+}
+
+export interface AgentAdapter {
+  readonly name: AgentName;
+  launch(input: AgentLaunchInput): AgentLaunch;
+  /**
+   * What to type into the agent's pane to make it quit by itself, in chunks typed apart
+   * (a TUI takes keys that come at once for a paste: Enter would not submit); null: signals only.
+   */
+  readonly quitKeys: readonly string[] | null;
+  /** How a rework instruction reaches a live session: the hook's verdict, or typed into its pane. */
+  readonly reworkBy: 'hook' | 'typing';
+  /** On an idle screen, these mean "the agent waits for the user" (a permission or trust prompt). */
+  readonly promptPatterns: readonly string[];
+  /** A session id named in one line of the agent's output (headless JSON), if any. */
+  sessionIdFromOutput(line: string): string | null;
+  /** One headless output line as transcript lines (plain text lines pass through). */
+  renderLine(line: string): string[];
+  /** What the hook prints and exits with, for the coordinator's reply. */
+  hookOutput(reply: HookReply): HookOutput;
+}
+
+/** A command string for agents that run hooks through a shell: every argument single-quoted. */
+export function shellCommand(argv: readonly string[]): string {
+  return argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+}
+
+/** Parses a JSON line into an object, or null when it is not one. */
+export function jsonObject(line: string): Record<string, unknown> | null {
+  const text = line.trim();
+  if (!text.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first line of a text, cut to a width: transcript lines stay readable. */
+export function firstLine(text: string, width = 160): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}

@@ -1,0 +1,123 @@
+import type { HookReply } from '../core/hook-message.js';
+import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
+import { firstLine, jsonObject, shellCommand } from './agent.js';
+
+// Claude Code. Interactive: lanes adds a Stop hook for this session only (`--settings`
+// with a JSON string: merged over the user's own settings, whose files lanes never
+// touches). The hook waits for QA: a failure blocks the stop with the checks' output, so
+// Claude goes on in the same session; a pass lets it stop. Headless: `-p` with
+// stream-json, the process's exit ends the turn, a rework resumes the session by id.
+
+/** Long enough for any QA run: Claude kills a hook at its timeout (seconds) and stops. */
+const STOP_HOOK_TIMEOUT_S = 3600;
+
+export function claudeSettings(hookArgv: readonly string[]): string {
+  const command = (kind: string) => ({
+    type: 'command',
+    command: shellCommand([...hookArgv, kind]),
+    timeout: STOP_HOOK_TIMEOUT_S,
+  });
+  return JSON.stringify({
+    hooks: {
+      Stop: [{ hooks: [command('claude-stop')] }],
+      Notification: [{ hooks: [{ ...command('claude-notification'), timeout: 30 }] }],
+    },
+  });
+}
+
+export const claudeAgent: AgentAdapter = {
+  name: 'claude',
+  quitKeys: ['/exit', '\r'],
+  promptPatterns: ['Do you want to', '❯ 1\\. Yes', 'Yes, I trust this folder'],
+  reworkBy: 'hook',
+  launch(input: AgentLaunchInput): AgentLaunch {
+    const [program, ...rest] = input.argv;
+    const session = input.resumeSessionId
+      ? ['--resume', input.resumeSessionId]
+      : ['--session-id', input.newSessionId];
+    const sessionId = input.resumeSessionId ?? input.newSessionId;
+    if (input.mode === 'headless')
+      return {
+        argv: [program!, '-p', '--output-format', 'stream-json', '--verbose', ...session, ...rest],
+        sessionId,
+        hookTurns: false,
+      };
+    return {
+      argv: [program!, ...session, '--settings', claudeSettings(input.hookArgv), ...rest],
+      sessionId,
+      hookTurns: true,
+    };
+  },
+  sessionIdFromOutput(line) {
+    const event = jsonObject(line);
+    return typeof event?.session_id === 'string' ? event.session_id : null;
+  },
+  renderLine(line) {
+    const event = jsonObject(line);
+    if (!event) return line.trim() ? [line] : [];
+    return renderClaudeEvent(event);
+  },
+  hookOutput(reply: HookReply): HookOutput {
+    if (reply.verdict === 'continue')
+      return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
+    return { stdout: '', exitCode: 0 };
+  },
+};
+
+interface ContentBlock {
+  type?: string;
+  text?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  content?: unknown;
+  is_error?: boolean;
+}
+
+function blocks(event: Record<string, unknown>): ContentBlock[] {
+  const message = event.message as { content?: unknown } | undefined;
+  return Array.isArray(message?.content) ? (message.content as ContentBlock[]) : [];
+}
+
+function renderClaudeEvent(event: Record<string, unknown>): string[] {
+  switch (event.type) {
+    case 'system':
+      return event.subtype === 'init' ? [`[claude] session ${String(event.session_id)} started`] : [];
+    case 'assistant':
+      return blocks(event).flatMap((b) => {
+        if (b.type === 'text' && b.text?.trim())
+          return b.text
+            .trim()
+            .split('\n')
+            .map((l) => `[claude] ${l}`);
+        if (b.type === 'tool_use') return [`[claude] → ${b.name ?? 'tool'} ${toolTarget(b.input)}`.trimEnd()];
+        return [];
+      });
+    case 'user':
+      return blocks(event).flatMap((b) =>
+        b.type === 'tool_result'
+          ? [`[claude]   ${b.is_error ? '✗' : '✓'} ${firstLine(resultText(b.content))}`.trimEnd()]
+          : [],
+      );
+    case 'result':
+      return [`[claude] turn ended: ${String(event.subtype)}${event.is_error ? ' (error)' : ''}`];
+    default:
+      return [];
+  }
+}
+
+function toolTarget(input: Record<string, unknown> | undefined): string {
+  for (const key of ['file_path', 'path', 'command', 'pattern']) {
+    const value = input?.[key];
+    if (typeof value === 'string') return firstLine(value, 120);
+  }
+  return '';
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content
+      .map((c) => (typeof (c as ContentBlock).text === 'string' ? (c as ContentBlock).text : ''))
+      .join('\n');
+  return '';
+}

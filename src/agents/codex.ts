@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { HookReply } from '../core/hook-message.js';
+import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
+import { firstLine, jsonObject, shellCommand } from './agent.js';
+
+// Codex. Interactive: lanes adds a Stop and a SessionStart hook for this session only
+// (`-c hooks.Stop=…`, never the user's config.toml), and trusts those hooks on the same
+// command line (`-c hooks.state=…` with the hash Codex keeps for a reviewed hook), so no
+// other hook is trusted by it. The hook waits for QA: a failure blocks the stop with the checks'
+// output (Codex goes on in the same thread), a pass lets it stop. `--no-daemon`: no app
+// server is left running after the session. Headless: `codex exec --json`; its exit ends
+// the turn; a rework is `codex exec … resume <thread> <feedback>`.
+
+const STOP_HOOK_TIMEOUT_S = 3600;
+/** Where Codex says `-c` overrides come from, in a hook's trust key. */
+const SESSION_FLAGS_LAYER = '/<session-flags>/config.toml';
+
+export function tomlString(text: string): string {
+  return JSON.stringify(text); // a JSON string is a valid TOML basic string
+}
+
+/** A Codex hook event: its config name, its name in a trust key, lanes' hook kind, its timeout. */
+const HOOKS = [
+  { event: 'Stop', key: 'stop', kind: 'codex-stop', timeout: STOP_HOOK_TIMEOUT_S },
+  // At start-up, so a crash before the first turn end still knows the thread to resume.
+  { event: 'SessionStart', key: 'session_start', kind: 'codex-session', timeout: 30 },
+] as const;
+
+/**
+ * `-c` arguments that add lanes' hooks for this session and trust exactly them: Codex
+ * runs a hook only once its hash (of its reviewed definition) is trusted.
+ */
+export function codexHooks(hookArgv: readonly string[]): string[] {
+  const args: string[] = [];
+  const trusted: string[] = [];
+  for (const hook of HOOKS) {
+    const command = shellCommand([...hookArgv, hook.kind]);
+    const reviewed = JSON.stringify({
+      event_name: hook.key,
+      hooks: [{ async: false, command, timeout: hook.timeout, type: 'command' }],
+    });
+    const hash = createHash('sha256').update(reviewed).digest('hex');
+    args.push(
+      '-c',
+      `hooks.${hook.event}=[{hooks=[{type="command",command=${tomlString(command)},timeout=${hook.timeout}}]}]`,
+    );
+    trusted.push(`${tomlString(`${SESSION_FLAGS_LAYER}:${hook.key}:0:0`)}={trusted_hash="sha256:${hash}"}`);
+  }
+  return [...args, '-c', `hooks.state={${trusted.join(',')}}`];
+}
+
+export const codexAgent: AgentAdapter = {
+  name: 'codex',
+  quitKeys: ['/quit', '\r'],
+  promptPatterns: ['Would you like to', '› 1\\. Yes', 'Trust this folder\\?', 'Allow command\\?'],
+  reworkBy: 'hook',
+  launch(input: AgentLaunchInput): AgentLaunch {
+    const [program, ...rest] = input.argv;
+    const resume = input.resumeSessionId ? ['resume', input.resumeSessionId] : [];
+    if (input.mode === 'headless') {
+      // `exec`'s options go before `resume`, the prompt after it.
+      const at = input.promptIndex === null ? -1 : input.promptIndex - 1;
+      const flags = rest.filter((_, i) => i !== at);
+      const prompt = at >= 0 ? [rest[at]!] : [];
+      return {
+        argv: [program!, 'exec', '--json', ...flags, ...resume, ...prompt],
+        sessionId: input.resumeSessionId,
+        hookTurns: false,
+      };
+    }
+    return {
+      argv: [program!, ...resume, '--no-daemon', ...codexHooks(input.hookArgv), ...rest],
+      sessionId: input.resumeSessionId,
+      hookTurns: true,
+    };
+  },
+  sessionIdFromOutput(line) {
+    const event = jsonObject(line);
+    return event?.type === 'thread.started' && typeof event.thread_id === 'string' ? event.thread_id : null;
+  },
+  renderLine(line) {
+    const event = jsonObject(line);
+    if (!event) return line.trim() ? [line] : [];
+    return renderCodexEvent(event);
+  },
+  hookOutput(reply: HookReply): HookOutput {
+    if (reply.verdict === 'continue')
+      return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
+    return { stdout: '', exitCode: 0 };
+  },
+};
+
+interface Item {
+  type?: string;
+  text?: string;
+  command?: string;
+  exit_code?: number | null;
+  aggregated_output?: string;
+  changes?: { path?: string; kind?: string }[];
+  message?: string;
+}
+
+function renderCodexEvent(event: Record<string, unknown>): string[] {
+  switch (event.type) {
+    case 'thread.started':
+      return [`[codex] thread ${String(event.thread_id)} started`];
+    case 'item.completed':
+      return renderItem((event.item ?? {}) as Item);
+    case 'turn.completed':
+      return ['[codex] turn ended'];
+    case 'turn.failed':
+    case 'error':
+      return [`[codex] error: ${firstLine(JSON.stringify(event.error ?? event.message ?? event))}`];
+    default:
+      return [];
+  }
+}
+
+function renderItem(item: Item): string[] {
+  switch (item.type) {
+    case 'agent_message':
+      return (item.text ?? '')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => `[codex] ${l}`);
+    case 'command_execution':
+      return [
+        `[codex] → ${firstLine(item.command ?? '', 120)}`,
+        `[codex]   exit ${item.exit_code ?? '?'}${item.aggregated_output ? `: ${firstLine(item.aggregated_output)}` : ''}`,
+      ];
+    case 'file_change':
+      return (item.changes ?? []).map((c) => `[codex] → ${c.kind ?? 'change'} ${c.path ?? ''}`);
+    case 'error':
+      return [`[codex] error: ${firstLine(item.message ?? '')}`];
+    default:
+      return [];
+  }
+}

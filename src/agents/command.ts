@@ -1,0 +1,20 @@
+import type { HookReply } from '../core/hook-message.js';
+import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
+
+// Any other command: its exit ends the turn (as it always did), no hook, no session id.
+// A rework is a new attempt with the feedback in its prompt.
+
+export const commandAgent: AgentAdapter = {
+  name: 'command',
+  quitKeys: null,
+  promptPatterns: [],
+  reworkBy: 'typing',
+  launch(input: AgentLaunchInput): AgentLaunch {
+    return { argv: [...input.argv], sessionId: null, hookTurns: false };
+  },
+  sessionIdFromOutput: () => null,
+  renderLine: (line) => [line],
+  hookOutput(_reply: HookReply): HookOutput {
+    return { stdout: '', exitCode: 0 };
+  },
+};

@@ -1,0 +1,138 @@
+import { connect } from 'node:net';
+import { z } from 'zod';
+import { AGENTS } from '../../agents/agents.js';
+import { badInput } from '../../core/errors.js';
+import { HOOK_PROTOCOL, hookMessageSchema, hookReplySchema } from '../../core/hook-message.js';
+import type { HookMessage, HookReply } from '../../core/hook-message.js';
+import { formatIssues } from '../../core/issues.js';
+import type { CommandContext } from '../context.js';
+
+// `lanes hook <kind>`: what an agent runs at its hook (lanes puts it in the agent's
+// per-session settings). It forwards the agent's hook input to the running coordinator
+// over the channel named in its environment and prints the verdict the agent expects:
+// Claude's Stop hook blocks the stop with the failing checks' output, or lets it happen.
+
+const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-session'] as const;
+type Kind = (typeof KINDS)[number];
+
+const envSchema = z.object({
+  LANES_HOOK_SOCKET: z.string().min(1),
+  LANES_HOOK_TOKEN: z.string().min(16),
+  LANES_TASK: z.string().min(1),
+  LANES_RUN: z.string().min(1),
+  LANES_ATTEMPT: z.coerce.number().int().positive(),
+});
+
+/** Claude's Stop and Notification hooks and Codex's Stop hook: JSON on stdin. */
+const stopInputSchema = z.looseObject({
+  session_id: z.string().min(1),
+  last_assistant_message: z.string().nullish(),
+  message: z.string().nullish(),
+});
+
+function parseJson<T>(text: string, schema: z.ZodType<T>, what: string): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw badInput('hook_invalid', `hook: ${what} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
+    throw badInput('hook_invalid', `hook: ${what} is invalid: ${formatIssues(parsed.error).join('; ')}`);
+  return parsed.data;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export interface HookIo {
+  stdin?: () => Promise<string>;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `lanes hook claude-stop|claude-notification|codex-stop|codex-session` (the agent's hook input on stdin) */
+export async function hookCommand(ctx: CommandContext, argv: string[], io: HookIo = {}): Promise<number> {
+  const kind = argv[0] as Kind;
+  if (!KINDS.includes(kind)) throw badInput('usage', `usage: lanes hook ${KINDS.join('|')}`);
+  const envParsed = envSchema.safeParse(io.env ?? process.env);
+  if (!envParsed.success)
+    throw badInput(
+      'hook_invalid',
+      `hook: not started by lanes (its environment lacks ${formatIssues(envParsed.error).join('; ')})`,
+    );
+  const env = envParsed.data;
+  const base = {
+    v: HOOK_PROTOCOL,
+    task: env.LANES_TASK,
+    run_id: env.LANES_RUN,
+    attempt: env.LANES_ATTEMPT,
+    token: env.LANES_HOOK_TOKEN,
+  } as const;
+  const input = parseJson(await (io.stdin ?? readStdin)(), stopInputSchema, 'the hook input (stdin)');
+  const message: HookMessage = {
+    ...base,
+    kind: kind === 'claude-notification' ? 'notification' : kind === 'codex-session' ? 'session' : 'turn-end',
+    agent: kind.startsWith('codex') ? 'codex' : 'claude',
+    session_id: input.session_id,
+    last_message: (kind === 'claude-notification' ? input.message : input.last_assistant_message) ?? null,
+  };
+  hookMessageSchema.parse(message);
+  let reply: HookReply;
+  try {
+    reply = await askRetrying(env.LANES_HOOK_SOCKET, message);
+  } catch (error) {
+    // No coordinator came back: the agent stops as it would without lanes; a restarted
+    // lanes finds the lane and continues the session.
+    ctx.stderr(`lanes hook: the coordinator did not answer (${(error as Error).message})\n`);
+    return 0;
+  }
+  if (reply.verdict === 'refused') ctx.stderr(`lanes hook: refused: ${reply.reason}\n`);
+  const out = AGENTS[message.agent].hookOutput(reply);
+  if (out.stdout) ctx.stdout(out.stdout);
+  return out.exitCode;
+}
+
+/** While a coordinator restarts (the agent outlived it), its socket is away for a moment. */
+const RETRY_FOR_MS = 30_000;
+const RETRY_EVERY_MS = 500;
+
+async function askRetrying(socketPath: string, message: HookMessage): Promise<HookReply> {
+  const deadline = Date.now() + RETRY_FOR_MS;
+  for (;;) {
+    try {
+      return await ask(socketPath, message);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_EVERY_MS));
+    }
+  }
+}
+
+function ask(socketPath: string, message: HookMessage): Promise<HookReply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify(message)}\n`));
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const line = text.split('\n')[0] ?? '';
+      const parsed = hookReplySchema.safeParse(safeJson(line));
+      if (parsed.success) resolve(parsed.data);
+      else reject(new Error(line ? `unreadable reply: ${line.slice(0, 200)}` : 'no reply'));
+    });
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
