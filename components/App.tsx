@@ -18,7 +18,7 @@ import type { WayOut } from './WayOutPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
 import type { ViewerLine } from './TextViewer.js';
 
-// The lanes TUI (SPEC §10). It renders the store's snapshot and sends intents through
+// The lanes TUI (DESIGN §10). It renders the store's snapshot and sends intents through
 // `actions`; it never runs git or a tick itself — everything slow is behind a promise.
 
 export interface TuiActions {

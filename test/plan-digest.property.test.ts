@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { DEFAULT_CHECK_TIMEOUT_MS, parsePlanText, planDigest } from '../src/core/plan.js';
 
-// plan_digest (SPEC §2.1) is a function of the children's contract fields only: not of key
+// plan_digest (DESIGN §2.1) is a function of the children's contract fields only: not of key
 // order, file format or layout, nor of the fields outside the contract.
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -4,7 +4,7 @@ import { isLanesError } from '../src/core/errors.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, parsePlanText, planDigest } from '../src/core/plan.js';
 
 // parsePlanText on sound plans: both formats give the same plan, with the defaults of
-// SPEC §2.1 filled in. (Unsound plans are in test/corpus/plans, see corpus.test.ts.)
+// DESIGN §2.1 filled in. (Unsound plans are in test/corpus/plans, see corpus.test.ts.)
 
 const JSON_PLAN = JSON.stringify({
   batch: 'auth-rework',

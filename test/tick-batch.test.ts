@@ -417,7 +417,7 @@ children:
 
 // ---------------------------------------------------------------- 3. re-verification
 
-describe('re-verification of a clean merge that differs from the lane change (SPEC §6)', () => {
+describe('re-verification of a clean merge that differs from the lane change (DESIGN §6)', () => {
   const TEN = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
   const planFor = (check: string) => `
 batch: recheck
@@ -717,7 +717,7 @@ children:
       expect(text.stdout).toContain(`→ provision T1: lane/human/T1 at ${base.slice(0, 12)}`);
       expect(text.stdout).toContain(`→ provision T2: lane/human/T2 at ${base.slice(0, 12)}`);
 
-      // JSON report: one document, handoffs with exactly the SPEC §4 keys.
+      // JSON report: one document, handoffs with exactly the DESIGN §4 keys.
       const json = await runCli([
         '-C',
         root,

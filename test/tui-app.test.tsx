@@ -16,7 +16,7 @@ import {
   waitForFrame,
 } from './helpers/tui.js';
 
-// The TUI root (SPEC §10) driven through real keystrokes on ink-testing-library's stdin:
+// The TUI root (DESIGN §10) driven through real keystrokes on ink-testing-library's stdin:
 // a fake store supplies the snapshot and the lane sessions, recording actions stand in for
 // the coordinator. Every key is one stdin.write, and each step waits for the frame.
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BINDINGS, commandFor } from '../src/tui/keymap.js';
 import { Notifier } from '../src/tui/notify.js';
 
-// The bell and the OSC 9 notification (SPEC §10), and the key table behind the handlers.
+// The bell and the OSC 9 notification (DESIGN §10), and the key table behind the handlers.
 
 function recorder() {
   const out: string[] = [];
@@ -46,7 +46,7 @@ describe('Notifier', () => {
 });
 
 describe('the key table', () => {
-  it('maps the keys of SPEC §10 to commands', () => {
+  it('maps the keys of DESIGN §10 to commands', () => {
     expect(commandFor('j', {})).toBe('select-next');
     expect(commandFor('', { downArrow: true })).toBe('select-next');
     expect(commandFor('k', {})).toBe('select-prev');

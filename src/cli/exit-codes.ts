@@ -1,7 +1,7 @@
 import { ExitCode } from '../core/errors.js';
 import type { BatchState } from '../core/record.js';
 
-/** SPEC §9: start, resume, demo and wait exit by the batch state they end on. */
+/** DESIGN §9: start, resume, demo and wait exit by the batch state they end on. */
 export function exitCodeForState(state: BatchState, paused = false): number {
   if (state === 'completed') return ExitCode.ok;
   if (state === 'failed' || state === 'rejected' || state === 'cancelled') return ExitCode.failed;

@@ -18,7 +18,7 @@ import { formatReport } from './print-report.js';
 import { progressPrinter } from './progress.js';
 
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
-// state it ends on to the exit code (SPEC §9).
+// state it ends on to the exit code (DESIGN §9).
 
 export type HostName = 'pty' | 'herdr' | 'headless';
 
@@ -28,7 +28,7 @@ export function parseHost(value: string | undefined): HostName | undefined {
   throw badInput('usage', `--host must be pty, herdr or headless, got "${value.slice(0, 40)}"`);
 }
 
-/** SPEC §7: --host when given; else herdr inside Herdr; else pty when a TUI is drawn; else headless. */
+/** DESIGN §7: --host when given; else herdr inside Herdr; else pty when a TUI is drawn; else headless. */
 export function chooseHost(explicit: HostName | undefined, tuiDrawn: boolean): HostName {
   if (explicit) return explicit;
   const fallback = tuiDrawn ? 'pty' : 'headless';
@@ -57,7 +57,7 @@ export function exitCodeFor(result: CoordinatorResult): number {
   return exitCodeForState(result.state, result.paused);
 }
 
-/** The TUI is drawn on a terminal unless --headless says otherwise (SPEC §9). */
+/** The TUI is drawn on a terminal unless --headless says otherwise (DESIGN §9). */
 export function drawsTui(headless: boolean | undefined): boolean {
   return !headless && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }

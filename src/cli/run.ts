@@ -5,7 +5,7 @@ import { badInput, ExitCode, isLanesError } from '../core/errors.js';
 import { planCheck } from './commands/plan-check.js';
 import type { CommandContext } from './context.js';
 
-// The `lanes` command: global options, then one sub-command. Exit codes per SPEC §9.
+// The `lanes` command: global options, then one sub-command. Exit codes per DESIGN §9.
 // Commands are imported when used (plan check stays eager: it is the one whose start-up
 // time is measured): `plan check` starts without git, execa, the coordinator or node-pty.
 

@@ -18,7 +18,7 @@ import { Steward } from './steward.js';
 import { HUMAN_STOPS } from '../core/wait-verdict.js';
 import { WaysOut } from './ways-out.js';
 
-// The parent (SPEC §7): tick → act on every handoff → wait for any lane event → tick.
+// The parent (DESIGN §7): tick → act on every handoff → wait for any lane event → tick.
 // A freed slot is refilled in the same turn: provisioning offers its lane to an
 // immediate next tick. Every decision stays in the tick; this loop only acts and waits.
 

@@ -8,7 +8,7 @@ import { git } from '../git/git.js';
 import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import { prepareCheckout } from '../qa/lane-setup.js';
 
-// The steward creates and removes lane worktrees when a tick asks (SPEC §7). It never
+// The steward creates and removes lane worktrees when a tick asks (DESIGN §7). It never
 // deletes work that is not integrated: a worktree goes only when it is clean and its
 // integration commit is on the batch branch.
 

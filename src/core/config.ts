@@ -6,7 +6,7 @@ import { effortSchema, modelSchema, permissionSchema } from './preference-values
 import { acceptanceCheckSchema } from './plan.js';
 import { scopeEntryProblem } from './scope.js';
 
-// lanes.config.json at the repository root (SPEC §2.2). Optional; every field has a default.
+// lanes.config.json at the repository root (DESIGN §2.2). Optional; every field has a default.
 
 export const CONFIG_FILE = 'lanes.config.json';
 

@@ -1,7 +1,7 @@
 // Typed errors. Every error lanes raises on purpose carries a stable `code` (the reason
-// strings of SPEC.md where one exists) and the exit code the CLI ends with.
+// strings of docs/DESIGN.md where one exists) and the exit code the CLI ends with.
 
-/** Exit codes of SPEC §9. */
+/** Exit codes of DESIGN §9. */
 export const ExitCode = {
   ok: 0,
   unexpected: 1,

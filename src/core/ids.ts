@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Batch and child ids (SPEC §1): safe as a path segment and a branch component. */
+/** Batch and child ids (DESIGN §1): safe as a path segment and a branch component. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export const idSchema = z

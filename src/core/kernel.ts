@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AcceptanceCheck } from './plan.js';
 import { scopeMatcher } from './scope.js';
 
-// The lane kernel (SPEC §5): one record per child in tasks/<child>.json. It owns the run
+// The lane kernel (DESIGN §5): one record per child in tasks/<child>.json. It owns the run
 // id, the executor attempts, the QA runs and the review verdict. QA decides from checks
 // and git facts only — never from the executor's exit code or what it printed.
 

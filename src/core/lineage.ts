@@ -1,7 +1,7 @@
 import type { GitPort } from './ports.js';
 import type { BatchRecord } from './record.js';
 
-// Where the batch branch should be, and what it means when it is elsewhere (SPEC §4 step 3).
+// Where the batch branch should be, and what it means when it is elsewhere (DESIGN §4 step 3).
 
 /** The last integration commit, or base_head, then followed through adopted heads. */
 export function expectedHead(record: BatchRecord): string {

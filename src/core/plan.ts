@@ -7,7 +7,7 @@ import { describeIssue, formatPath } from './issues.js';
 import { effortSchema, modelSchema } from './preference-values.js';
 import { normalizeScopeEntry, scopeEntryProblem } from './scope.js';
 
-// The plan (SPEC §2.1): parsed with zod, then checked for the rules a schema cannot say
+// The plan (DESIGN §2.1): parsed with zod, then checked for the rules a schema cannot say
 // (references, cycles). Every problem is reported, one line each, naming the field.
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 600_000;

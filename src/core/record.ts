@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { finalStateProblems, finalVerificationSchema } from './final-state.js';
 import { ID_PATTERN } from './ids.js';
 
-// The batch record (SPEC §3): its shape as a zod schema, and the invariants a schema
+// The batch record (DESIGN §3): its shape as a zod schema, and the invariants a schema
 // cannot say, checked by checkRecordInvariants. The store runs both on every read and
 // every write.
 

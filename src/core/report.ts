@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BATCH_STATES, childRecordSchema, TERMINAL_BATCH_STATES } from './record.js';
 import type { BatchState } from './record.js';
 
-// The stop report a tick returns and the store keeps as <batch>.report.json (SPEC §4).
+// The stop report a tick returns and the store keeps as <batch>.report.json (DESIGN §4).
 
 export const handoffSchema = z.discriminatedUnion('action', [
   z.strictObject({

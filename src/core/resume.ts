@@ -8,7 +8,7 @@ import { withLimits } from './reopen.js';
 import type { NewLimits } from './reopen.js';
 import { conflictPathsOf, reworkOntoHead } from './rework-onto-head.js';
 
-// Resuming parked work (SPEC §4): only with a fresh confirmation, strictly later than the
+// Resuming parked work (DESIGN §4): only with a fresh confirmation, strictly later than the
 // recorded one. Each parked child is re-read from its lane; what checks out goes back to
 // where its facts say it is, the rest stays parked with a reason.
 

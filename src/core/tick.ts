@@ -19,7 +19,7 @@ import { adoptHead, release, setBatchState } from './transitions.js';
 import { applyCancel, applyDrops } from './ways-out.js';
 import type { DropRequest } from './ways-out.js';
 
-// The core runner (SPEC §4): one tick, in the spec's order. Every step persists before
+// The core runner (DESIGN §4): one tick, in the spec's order. Every step persists before
 // the next, and every step is safe to repeat after a crash: git is looked up before it is
 // changed, and the record only ever moves to what git and the kernel show.
 

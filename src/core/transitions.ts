@@ -101,7 +101,7 @@ function skipDependents(record: BatchRecord, parkedId: string): BatchRecord {
   return next;
 }
 
-/** Puts a parked child back where its lane's facts say it is (resume, SPEC §4). */
+/** Puts a parked child back where its lane's facts say it is (resume, DESIGN §4). */
 export function unpark(
   record: BatchRecord,
   taskId: string,

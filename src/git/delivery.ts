@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { commitInfo, commitTree, identityEnv, resolveCommit, updateRef } from './commits.js';
 import { git, gitLine } from './git.js';
 
-// The delivery commit on a lane branch (SPEC §6): one commit whose only parent is the lane
+// The delivery commit on a lane branch (DESIGN §6): one commit whose only parent is the lane
 // base, holding the lane's in-scope changes (commits the executor made are squashed into
 // it), with the lanes trailers. Built in a private index so the lane's own index is only
 // touched at the end, to match the new HEAD.

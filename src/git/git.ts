@@ -33,7 +33,7 @@ const GIT_ENV = {
   LC_ALL: 'C',
 };
 
-// Hooks never run for lanes' own git work (SPEC §6).
+// Hooks never run for lanes' own git work (DESIGN §6).
 const BASE_ARGS = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false'];
 
 export interface GitOptions {

@@ -18,7 +18,7 @@ import { liveWrapperPid, readWrapperPid, wrapperFiles, writeWrapper } from './he
 import type { WrapperFiles } from './herdr-wrapper.js';
 import type { Host, LaunchSpec } from './host.js';
 
-// Executors in Herdr tabs (SPEC §7, reference/herdr.md "How a lane should be driven"): one
+// Executors in Herdr tabs (DESIGN §7, reference/herdr.md "How a lane should be driven"): one
 // tab per lane in the caller's workspace, labelled with the child id, rooted at the lane,
 // never focused implicitly. Each attempt runs a wrapper script typed into the tab's idle
 // shell; a lane's later attempts reuse its tab. Tabs outlive lanes: `resume` re-attaches

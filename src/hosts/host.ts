@@ -1,6 +1,6 @@
 import type { ScreenModel } from './screen.js';
 
-// Where executors run (SPEC §7): in-app pty panes, Herdr tabs, or plain child processes.
+// Where executors run (DESIGN §7): in-app pty panes, Herdr tabs, or plain child processes.
 // Every host gives the coordinator the same session handle.
 
 export interface ExitInfo {

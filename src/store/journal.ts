@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ensureStateDir, readStateFile } from './safe-fs.js';
 
-// The append-only journal (SPEC §8): one JSON object a line. It is a log for people and
+// The append-only journal (DESIGN §8): one JSON object a line. It is a log for people and
 // tests, not an authority: the record and git decide; the journal says what happened.
 
 export const JOURNAL_EVENTS = [

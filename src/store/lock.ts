@@ -8,7 +8,7 @@ import { LanesError } from '../core/errors.js';
 import { batchPaths } from './state-dir.js';
 import { ensureStateDir, readStateFile, writeStateFileAtomic } from './safe-fs.js';
 
-// One coordinator per batch (SPEC §2.3). proper-lockfile gives the atomic mkdir lock and
+// One coordinator per batch (DESIGN §2.3). proper-lockfile gives the atomic mkdir lock and
 // its heartbeat; beside it a holder file says who holds it (pid, process start time,
 // host, command). A lock whose holder process is gone (kill -9, a closed terminal) is
 // taken over at once instead of after proper-lockfile's staleness timeout.

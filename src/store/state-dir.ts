@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { badInput } from '../core/errors.js';
 import { gitLine, GitError } from '../git/git.js';
 
-// Where a repository's lanes state lives: <git-common-dir>/lanes (SPEC §2.3), shared by
+// Where a repository's lanes state lives: <git-common-dir>/lanes (DESIGN §2.3), shared by
 // every worktree of the repository and never inside a work tree.
 
 export interface RepoPaths {

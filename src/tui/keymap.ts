@@ -1,4 +1,4 @@
-// The keys of SPEC §10 as data: one table drives the handlers, the footer and the `?` help.
+// The keys of DESIGN §10 as data: one table drives the handlers, the footer and the `?` help.
 
 export type Command =
   | 'select-next'

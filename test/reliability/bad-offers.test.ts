@@ -6,11 +6,11 @@ import { git, snapshotTree, tempDir } from '../helpers/repo.js';
 import { lanesInProcess, leanRepo, recordPath, stateDir } from './support.js';
 
 // Offered lane paths (docs/RELIABILITY.md), through `lanes tick <batch> --offer
-// <child>=<path> --json`: each of the seven refusal reasons of SPEC §4 step 6, and the
+// <child>=<path> --json`: each of the seven refusal reasons of DESIGN §4 step 6, and the
 // paths a user could hand in by mistake (another repository, a subdirectory of a lane, the
 // coordinator itself, a symbolic link, a path that does not exist). A refusal is reported
 // in the tick's report — the command exits 0, as a tick does whenever it prints a report
-// (SPEC §9) — and writes nothing: the batch record and the lane kernels stay byte for byte
+// (DESIGN §9) — and writes nothing: the batch record and the lane kernels stay byte for byte
 // the same (the report file and the journal do record the tick). Paths the command line
 // itself rejects (relative, NUL, 5000 characters) exit 2: bad-args.test.ts.
 

@@ -143,7 +143,7 @@ async function runCell(cell: Cell): Promise<CellResult> {
   let last = first;
   const bound = cell.mode === 'chain' ? cell.n + MAX_RECOVERIES : MAX_RECOVERIES;
   while (!done && recoveries.length < bound) {
-    // Before its first record, a batch is started again (SPEC: "a crash in between can be started again").
+    // Before its first record, a batch is started again (src/cli/confirm.ts: "a crash in between can be started again").
     const args = readRecord(repo, BATCH) ? ['-C', repo, 'resume', BATCH, '--headless'] : startArgs(repo);
     const chained = cell.mode === 'chain' && last.signal === 'SIGKILL';
     last = await lanesProcess(args, chained ? { LANES_CRASH_AT: cell.spec } : {});

@@ -13,7 +13,7 @@ import {
   writePlan,
 } from './support.js';
 
-// Exit code 1 of SPEC §9, "unexpected error" (docs/RELIABILITY.md lists where every other
+// Exit code 1 of DESIGN §9, "unexpected error" (docs/RELIABILITY.md lists where every other
 // exit code is produced: 0, 3 and 4 in drift.test.ts, 2 in every bad-input test). An
 // unexpected failure ends lanes with 1 and a message, and loses nothing: the batch goes on
 // with `lanes resume` once the cause is gone.

@@ -11,7 +11,7 @@ import { applyMutation, mutationArb, textCorruptionArb } from './mutations.js';
 // Fuzzing the plan parser (docs/RELIABILITY.md): random mutations of valid plans, as JSON
 // and as YAML, and random corruptions of their text. The parser must either accept the
 // plan or throw a LanesError with code plan_invalid (exit 2) — nothing else — and a plan it
-// accepts must satisfy the rules of SPEC §2.1, as re-stated independently below (and the
+// accepts must satisfy the rules of DESIGN §2.1, as re-stated independently below (and the
 // scope matcher, overlap test and waves must work on it without throwing).
 
 const RUNS = Number(process.env.LANES_FUZZ_RUNS ?? 1000);
@@ -93,7 +93,7 @@ function preferenceProblems(o: { model?: unknown; effort?: unknown }, at: string
   return out;
 }
 
-/** SPEC §2.1, re-stated without the code under test: every rule an accepted plan must meet. */
+/** DESIGN §2.1, re-stated without the code under test: every rule an accepted plan must meet. */
 function planProblems(plan: Plan): string[] {
   const out: string[] = [];
   const known = (obj: object, keys: string[], at: string) => {

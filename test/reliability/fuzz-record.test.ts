@@ -24,7 +24,7 @@ import type { Json } from './mutations.js';
 // records and random corruptions of their text go through the reader (parseRecordText, what
 // every read uses) and the writer (BatchStore.write). Each must accept the record or throw
 // a LanesError with code state_invalid — nothing else — and a record either accepts must
-// keep the invariants of SPEC §3, as re-stated independently below.
+// keep the invariants of DESIGN §3, as re-stated independently below.
 
 const RUNS = Number(process.env.LANES_FUZZ_RUNS ?? 1000);
 const tally = { runs: 0, accepted: 0, refused: 0, writes: 0, writesAccepted: 0 };
@@ -91,7 +91,7 @@ function failed(): BatchRecord {
 
 const BASES: BatchRecord[] = [preparedRecord('b1'), midBatch(), completed(), failed()];
 
-// ---- SPEC §3, re-stated ------------------------------------------------------------------
+// ---- DESIGN §3, re-stated ------------------------------------------------------------------
 
 const BATCH_STATES = [
   'prepared',
@@ -141,7 +141,7 @@ function childProblems(r: BatchRecord, c: ChildRecord): string[] {
   return out;
 }
 
-/** Every problem with a record, judged by SPEC §3 alone. */
+/** Every problem with a record, judged by DESIGN §3 alone. */
 function recordProblems(r: BatchRecord): string[] {
   const out: string[] = [];
   if (r.contract !== 'lanes/batch/v1') out.push('contract');
