@@ -8,7 +8,7 @@ import type { Attempt } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
-import { changedPaths } from '../git/worktrees.js';
+import { changedPathsAtExit } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive, processStartTime } from '../hosts/process-info.js';
@@ -233,7 +233,7 @@ export class ExecutorRunner {
     this.watch.forget(h.task_id);
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
-    const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
+    const changed = lane ? (await changedPathsAtExit(lane.path, lane.base_head)).length > 0 : true;
     const { suspect, unhealthy } = this.dispatch.observeExit(ranFor, changed);
     if (suspect) this.store.journal('suspect-dispatch', { task: h.task_id, ran_ms: ranFor, code: exit.code });
     if (unhealthy && !this.paused) {

@@ -1,5 +1,5 @@
 import { scopeMatcher } from '../core/scope.js';
-import { git } from '../git/git.js';
+import { readLaneStatus } from '../git/lane-status.js';
 import { changedPaths } from '../git/worktrees.js';
 import type { LaneSession } from '../hosts/host.js';
 import { StallWatch } from './health.js';
@@ -109,16 +109,19 @@ export class LaneWatch {
   }
 
   private async checkLane(task: string, w: Watched, now: number): Promise<void> {
-    const status = await git(w.lanePath, ['status', '--porcelain', '-z', '--untracked-files=all'], {
-      okCodes: [128],
-    });
-    w.stall.files(status.stdout, now);
+    // One status gives both the file fingerprint and, while HEAD is the base, the changed paths.
+    const status = await readLaneStatus(w.lanePath);
+    w.stall.files(status?.entries.join('\0') ?? '', now);
     if (w.stall.check(now, this.options.stallTimeoutMs)) {
       w.health = { ...w.health, stalled: true };
       this.options.onChange(task, w.health, 'stalled');
     }
     const inScope = scopeMatcher(this.options.scopeOf(task));
-    const drift = (await changedPaths(w.lanePath, w.base)).filter((p) => !inScope(p));
+    const changed =
+      status && status.head === w.base && status.paths
+        ? status.paths
+        : await changedPaths(w.lanePath, w.base);
+    const drift = changed.filter((p) => !inScope(p));
     if (drift.join('\0') !== w.health.drift.join('\0')) {
       w.health = { ...w.health, drift };
       if (drift.length) this.options.onChange(task, w.health, 'drift');

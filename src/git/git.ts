@@ -25,7 +25,7 @@ export class GitError extends LanesError {
   }
 }
 
-const GIT_ENV = {
+export const GIT_ENV = {
   GIT_TERMINAL_PROMPT: '0',
   GIT_PAGER: 'cat',
   GIT_EDITOR: 'true',
@@ -34,7 +34,7 @@ const GIT_ENV = {
 };
 
 // Hooks never run for lanes' own git work (SPEC §6).
-const BASE_ARGS = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false'];
+export const BASE_ARGS = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false'];
 
 export interface GitOptions {
   okCodes?: readonly number[];
