@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { integrationOverhead } from './integration-overhead.js';
+import { keystrokeIntegrating } from './keystroke-integrating.js';
 import { keystrokeLatency } from './keystroke-latency.js';
 import { memory } from './memory.js';
 import { paneThroughput } from './pane-throughput.js';
@@ -23,6 +24,7 @@ const figures: [string, () => Promise<Figure>][] = [
   ['plan_check', () => planCheck(500, quick ? 3 : 7)],
   ['pane_throughput', () => paneThroughput(quick ? 2 : 20, RUNS)],
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
+  ['keystroke_latency_integrating', () => keystrokeIntegrating(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
 ];
 
