@@ -38,7 +38,7 @@ function plan(dir: string): string {
         goal: `write ${id}`,
         scope: [`files/${id}.txt`],
         acceptance: [{ id: 'ok', run: ['true'] }],
-        run: `while [ ! -f '${go}' ]; do sleep 0.02; done; mkdir -p files && echo ${i} > files/${id}.txt`,
+        run: `while [ ! -f '${go}' ]; do sleep 0.1; done; mkdir -p files && echo ${i} > files/${id}.txt`,
       };
     }),
   });

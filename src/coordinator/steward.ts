@@ -4,8 +4,7 @@ import type { Config } from '../core/config.js';
 import { crashPoint } from '../core/crash.js';
 import type { Handoff } from '../core/report.js';
 import type { AcceptanceCheck } from '../core/plan.js';
-import { isAncestor } from '../git/commits.js';
-import { readLaneStatus } from '../git/lane-status.js';
+import { isAncestor, resolveCommit } from '../git/commits.js';
 import { git } from '../git/git.js';
 import { RepoSessions } from '../git/repo-sessions.js';
 import { linkedGitDir } from '../git/worktree-files.js';
@@ -96,13 +95,20 @@ export class Steward {
     return { kind: 'offer', taskId: h.task_id, path };
   }
 
-  /** Moves a clean, unused lane to a new base on its own branch (after batch_lane_base_mismatch). */
+  /**
+   * Moves an unused lane to a new base on its own branch (after batch_lane_base_mismatch).
+   * `reset --keep` refuses when a file it would change has changes of the lane's own, so no
+   * status is read first; the lane is offered again and admission looks at it anyway.
+   */
   async moveToBase(path: string, base: string): Promise<boolean> {
-    const status = await readLaneStatus(path); // clean, and where HEAD is, in one process
-    if (status === null || status.entries.length > 0 || status.head === null) return false;
-    if (!(await this.onBranch(status.head, base))) return false;
-    await git(path, ['reset', '--hard', '--quiet', base]);
-    return true;
+    const gitDir = linkedGitDir(path);
+    const head =
+      gitDir === null
+        ? await resolveCommit(path, 'HEAD')
+        : await this.sessions.objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
+    if (head === null || !(await this.onBranch(head, base))) return false;
+    const moved = await git(path, ['reset', '--keep', '--quiet', base], { okCodes: [1, 128] });
+    return moved.exitCode === 0;
   }
 
   /**
