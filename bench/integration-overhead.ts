@@ -72,16 +72,9 @@ async function baselineRun(n: number, parallel: number, env: Record<string, stri
   await execa('git', ['-C', repo, 'branch', 'batch/base']);
   const ids = Array.from({ length: n }, (_, i) => `c${String(i).padStart(4, '0')} ${i}`).join('\n');
   return timeIt(() =>
-    execa(
-      'sh',
-      [
-        '-c',
-        `printf '%s\\n' "$IDS" | xargs -P ${parallel} -L 1 ${script} ${repo} ${lanes}`,
-      ],
-      {
-        env: { IDS: ids, ...env },
-      },
-    ),
+    execa('sh', ['-c', `printf '%s\\n' "$IDS" | xargs -P ${parallel} -L 1 ${script} ${repo} ${lanes}`], {
+      env: { IDS: ids, ...env },
+    }),
   );
 }
 

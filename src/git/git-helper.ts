@@ -23,15 +23,38 @@ export interface HelperResult {
   spawnError?: string;
 }
 
+/** A process whose output goes to a log file (bounded) and whose tail comes back: a QA check. */
+export interface CheckRequest {
+  cwd: string;
+  file: string;
+  args: readonly string[];
+  /** The whole environment of the process. */
+  env: Record<string, string>;
+  logPath: string | null;
+  logLimit: number;
+  tailBytes: number;
+  timeoutMs: number;
+}
+
+export interface CheckResult {
+  exitCode: number | null;
+  timedOut: boolean;
+  tail: string;
+  spawnError?: string;
+}
+
 // Plain JavaScript run with `node -e`: no file to find next to the bundle, no build step.
-// One JSON line in (id, cwd, argv, env, input), one JSON line out when git has ended.
-// When lanes goes away (stdin ends) the helper lets running git processes finish, then ends.
+// One JSON line in, one JSON line out when the process has ended: `git` requests (argv,
+// env on top of the helper's, input; stdout and stderr back) and `check` requests (its
+// whole env; stdout and stderr interleaved into a bounded log file, the tail back; run in
+// its own process group, killed with it at the timeout, and what it left running killed
+// when it exits). When lanes goes away (stdin ends) running processes finish, then it ends.
 const HELPER_SOURCE = `
-const { execFile } = require('node:child_process');
+const { execFile, spawn } = require('node:child_process');
+const fs = require('node:fs');
 const { createInterface } = require('node:readline');
 const out = (answer) => process.stdout.write(JSON.stringify(answer) + '\\n');
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const req = JSON.parse(line);
+function runGit(req) {
   const child = execFile('git', req.argv, {
     cwd: req.cwd,
     env: { ...process.env, ...req.env },
@@ -47,12 +70,60 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     child.stdin.on('error', () => {});
     child.stdin.end(req.input);
   }
+}
+function runCheck(req) {
+  let fd = null;
+  let written = 0;
+  let tail = '';
+  let timedOut = false;
+  let spawnError;
+  const take = (chunk) => {
+    const text = chunk.toString();
+    tail = (tail + text).slice(-req.tailBytes);
+    if (fd !== null && written < req.logLimit) {
+      const part = Buffer.from(text).subarray(0, req.logLimit - written);
+      fs.writeSync(fd, part);
+      written += part.length;
+    }
+  };
+  try {
+    if (req.logPath) fd = fs.openSync(req.logPath, 'w');
+  } catch (error) {
+    out({ id: req.id, exitCode: null, timedOut: false, tail: '', spawnError: error.message });
+    return;
+  }
+  const child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killGroup = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch {} };
+  const timer = setTimeout(() => { timedOut = true; killGroup(); }, req.timeoutMs);
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  let finished = false;
+  const finish = (code) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    if (spawnError && !timedOut) take('\\n' + spawnError + '\\n');
+    if (timedOut) take('\\n[lanes] check ' + req.checkId + ' timed out after ' + req.timeoutMs + ' ms and was killed\\n');
+    if (fd !== null) {
+      if (written >= req.logLimit) fs.writeSync(fd, '\\n[lanes] log cut at ' + req.logLimit + ' bytes\\n');
+      fs.closeSync(fd);
+    }
+    out({ id: req.id, exitCode: timedOut || typeof code !== 'number' ? null : code, timedOut, tail, ...(spawnError ? { spawnError } : {}) });
+  };
+  child.on('error', (error) => { spawnError = error.message; if (!child.pid) finish(null); });
+  child.on('exit', () => { clearTimeout(timer); killGroup(); });
+  child.on('close', (code) => finish(code));
+}
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const req = JSON.parse(line);
+  if (req.kind === 'check') runCheck(req);
+  else runGit(req);
 });
 process.stdout.on('error', () => process.exit(0));
 `;
 
 interface Waiting {
-  resolve(result: HelperResult): void;
+  resolve(result: unknown): void;
 }
 
 export class GitHelper {
@@ -64,10 +135,23 @@ export class GitHelper {
   failed = false;
 
   run(request: HelperRequest): Promise<HelperResult> {
+    return this.ask<HelperResult & { exitCode: number | null }>({ kind: 'git', ...request }).then((a) => ({
+      exitCode: a.exitCode ?? undefined,
+      stdout: a.stdout,
+      stderr: a.stderr,
+      ...(a.spawnError ? { spawnError: a.spawnError } : {}),
+    }));
+  }
+
+  check(request: CheckRequest & { checkId: string }): Promise<CheckResult> {
+    return this.ask<CheckResult>({ kind: 'check', ...request });
+  }
+
+  private ask<T>(request: object): Promise<T> {
     const child = this.start();
     const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, { resolve });
+    return new Promise<T>((resolve) => {
+      this.waiting.set(id, { resolve: resolve as (result: unknown) => void });
       if (this.waiting.size === 1) this.hold(true);
       child.stdin?.write(`${JSON.stringify({ id, ...request })}\n`);
     });
@@ -90,7 +174,8 @@ export class GitHelper {
       this.buffer = '';
       for (const [id, w] of this.waiting) {
         this.waiting.delete(id);
-        w.resolve({ exitCode: undefined, stdout: '', stderr: '', spawnError: `git helper ${why}` });
+        const spawnError = `lanes' process helper ${why}`;
+        w.resolve({ exitCode: null, stdout: '', stderr: '', timedOut: false, tail: spawnError, spawnError });
       }
     };
     child.on('exit', (code, signal) => ended(`ended (${code ?? signal})`));
@@ -109,17 +194,12 @@ export class GitHelper {
     while ((newline = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, newline);
       this.buffer = this.buffer.slice(newline + 1);
-      const answer = JSON.parse(line) as HelperResult & { id: number; exitCode: number | null };
+      const answer = JSON.parse(line) as { id: number };
       const w = this.waiting.get(answer.id);
       if (!w) continue;
       this.waiting.delete(answer.id);
       if (this.waiting.size === 0) this.hold(false);
-      w.resolve({
-        exitCode: answer.exitCode ?? undefined,
-        stdout: answer.stdout,
-        stderr: answer.stderr,
-        ...(answer.spawnError ? { spawnError: answer.spawnError } : {}),
-      });
+      w.resolve(answer);
     }
   }
 
@@ -140,9 +220,9 @@ export class GitHelper {
 
 let shared: GitHelper | null = null;
 
-/** The process-wide helper, or null when git should run in-process (LANES_GIT_HELPER=0, or it failed). */
-export function gitHelper(): GitHelper | null {
-  if (process.env.LANES_GIT_HELPER === '0') return null;
+/** The process-wide helper, or null when git should run in-process (LANES_PROCESS_HELPER=0, or it failed). */
+export function processHelper(): GitHelper | null {
+  if (process.env.LANES_PROCESS_HELPER === '0') return null;
   shared ??= new GitHelper();
   return shared.failed ? null : shared;
 }

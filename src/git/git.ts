@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { LanesError } from '../core/errors.js';
-import { gitHelper } from './git-helper.js';
+import { processHelper } from './git-helper.js';
 
 // The one way lanes runs git: argv arrays (never a shell string), hooks, pager and editor
 // kept out of it, and a typed error that carries the command and its stderr.
@@ -66,7 +66,7 @@ interface RawResult {
 // execa's per-call option handling, streams and abort signals cost ~4 ms of main-thread
 // CPU a call (docs/DECISIONS.md). Still an argv array, never a shell.
 function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
-  const helper = gitHelper();
+  const helper = processHelper();
   if (helper) {
     // Off the main thread (git-helper.ts); git's own variables as they are now.
     const current = Object.fromEntries(
