@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Terminal } from '@xterm/headless';
+import xterm from '@xterm/headless';
 import { execa } from 'execa';
 import { batchPorts } from '../src/cli/batch-ports.js';
 import { createBatch, preflight } from '../src/cli/confirm.js';
@@ -22,16 +22,22 @@ import type { Figure } from './stats.js';
 // shows the file's last line. Baseline: tmux showing the same file at the same size, until
 // its capture-pane shows the last line.
 
+const { Terminal } = xterm;
 const COLS = 160;
 const ROWS = 48;
 const MARKER = 'END-OF-PANE-BENCH';
+const STUCK_MS = 20_000;
 
 /** A terminal of the user's, in memory: every byte the TUI writes is parsed into a screen. */
 class ScreenStdout {
   isTTY = true;
   columns = COLS;
   rows = ROWS;
-  readonly terminal = new Terminal({ cols: COLS, rows: ROWS, allowProposedApi: true });
+  readonly terminal: InstanceType<typeof Terminal> = new Terminal({
+    cols: COLS,
+    rows: ROWS,
+    allowProposedApi: true,
+  });
   private watcher: (() => void) | null = null;
   on() {
     return this;
@@ -103,7 +109,22 @@ async function throughTui(file: string): Promise<number> {
         statusPath: join(dir, 'pane.status'),
       });
       store.onEvent({ kind: 'launched', task: plan.children[0]!.id, attempt: 1, session });
-      await shown;
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const tail = session.recentLines(1).join('');
+          reject(
+            new Error(
+              `the file's last line never reached the screen in ${STUCK_MS} ms; the pane's screen model ends at ${JSON.stringify(tail.slice(0, 40))}`,
+            ),
+          );
+        }, STUCK_MS);
+      });
+      try {
+        await Promise.race([shown, stuck]);
+      } finally {
+        clearTimeout(timer);
+      }
     });
   } finally {
     instance.unmount();
