@@ -46,6 +46,13 @@ export function recordBytes(record: BatchRecord): string {
 export class BatchStore {
   constructor(readonly stateDir: string) {}
 
+  /**
+   * The last record text read and what it parsed to: a tick reads the record several times
+   * and it changes only when written, so the same text is validated once (each reader
+   * gets its own copy).
+   */
+  private lastRead: { path: string; text: string; parsed: string } | null = null;
+
   paths(batchId: string) {
     return batchPaths(this.stateDir, batchId);
   }
@@ -54,7 +61,10 @@ export class BatchStore {
   read(batchId: string): BatchRecord | null {
     const path = this.paths(batchId).record;
     const text = readStateFile(this.stateDir, path);
-    return text === null ? null : parseRecordText(text, path, batchId);
+    if (text === null) return null;
+    if (this.lastRead?.path !== path || this.lastRead.text !== text)
+      this.lastRead = { path, text, parsed: JSON.stringify(parseRecordText(text, path, batchId)) };
+    return JSON.parse(this.lastRead.parsed) as BatchRecord;
   }
 
   /** Validates, then writes atomically. Refuses to replace a file that does not validate. */
