@@ -59,8 +59,8 @@ export class BatchFiles implements StorePort {
     }
     const { digest } = this.parsedPlan;
     const plan = JSON.parse(this.parsedPlan.plan) as Plan;
-    const record = this.store.read(this.batchId);
-    if (record && digest !== record.plan_digest)
+    const recorded = this.store.planDigest(this.batchId);
+    if (recorded !== null && digest !== recorded)
       throw new LanesError(
         'state_invalid',
         `the confirmed plan ${this.planPath} does not match the record's plan_digest (edited by hand?)`,
