@@ -19,7 +19,7 @@ import type { Figure } from './stats.js';
 // moved). The real Ink renderer (not debug mode, so its frame throttle counts) writes into
 // an in-memory terminal. Baseline: the same keys with no lane streaming.
 
-class FakeStdout extends EventEmitter {
+export class FakeStdout extends EventEmitter {
   isTTY = true;
   columns = 160;
   rows = 48;
@@ -33,7 +33,7 @@ class FakeStdout extends EventEmitter {
   };
 }
 
-class FakeStdin extends EventEmitter {
+export class FakeStdin extends EventEmitter {
   isTTY = true;
   private queue: string[] = [];
   write(data: string) {
@@ -49,7 +49,7 @@ class FakeStdin extends EventEmitter {
   pause() {}
 }
 
-const NO_ACTIONS: TuiActions = {
+export const NO_ACTIONS: TuiActions = {
   confirm: () => {},
   resume: () => {},
   retry: () => {},

@@ -11,7 +11,7 @@ import type { Figure } from './stats.js';
 // the pty host and its screen model, against the same bytes through tmux (a detached
 // session running cat, waited until done).
 
-function mixedText(bytes: number): string {
+export function mixedText(bytes: number): string {
   const parts: string[] = [];
   let size = 0;
   for (let i = 0; size < bytes; i++) {

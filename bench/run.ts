@@ -1,8 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { integrationOverhead } from './integration-overhead.js';
+import { keystrokeIntegrating } from './keystroke-integrating.js';
 import { keystrokeLatency } from './keystroke-latency.js';
 import { memory } from './memory.js';
+import { paneEndToEnd } from './pane-end-to-end.js';
 import { paneThroughput } from './pane-throughput.js';
 import { planCheck } from './plan-check.js';
 import { finalBisectRuns, rebuild64 } from './final-verification.js';
@@ -23,7 +25,9 @@ const figures: [string, () => Promise<Figure>][] = [
   ['tick_scaling', () => tickScaling(quick ? 3 : 7)],
   ['plan_check', () => planCheck(500, quick ? 3 : 7)],
   ['pane_throughput', () => paneThroughput(quick ? 2 : 20, RUNS)],
+  ['pane_throughput_end_to_end', () => paneEndToEnd(quick ? 2 : 20, RUNS)],
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
+  ['keystroke_latency_integrating', () => keystrokeIntegrating(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
   ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
   ['rebuild_64', () => rebuild64(RUNS)],

@@ -9,7 +9,7 @@ import type { Attempt, KernelRecord } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
-import { changedPaths } from '../git/worktrees.js';
+import { changedPathsAtExit } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
@@ -224,7 +224,7 @@ export class ExecutorRunner {
     this.turns.forget(h.task_id);
     const ranFor = Date.now() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
-    const changed = lane ? (await changedPaths(lane.path, lane.base_head)).length > 0 : true;
+    const changed = lane ? (await changedPathsAtExit(lane.path, lane.base_head)).length > 0 : true;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
     const stoppedByLanes = this.stopping.delete(h.task_id);
     const end = {

@@ -1,6 +1,6 @@
 import { laneAsksUser, laneFiles, laneOutput, laneScreen, newLaneLife } from '../core/lane-health.js';
 import type { HealthChange, HealthStep, LaneHealth, LaneLife } from '../core/lane-health.js';
-import { git } from '../git/git.js';
+import { readLaneStatus } from '../git/lane-status.js';
 import { changedPaths } from '../git/worktrees.js';
 import type { LaneSession } from '../hosts/host.js';
 
@@ -120,11 +120,13 @@ export class LaneWatch {
   }
 
   private async checkLane(task: string, w: Watched, now: number): Promise<void> {
-    const status = await git(w.lanePath, ['status', '--porcelain', '-z', '--untracked-files=all'], {
-      okCodes: [128],
-    });
-    const changed = await changedPaths(w.lanePath, w.base);
-    const look = { fingerprint: status.stdout, changed };
+    // One status gives both the file fingerprint and, while HEAD is the base, the changed paths.
+    const status = await readLaneStatus(w.lanePath);
+    const changed =
+      status && status.head === w.base && status.paths
+        ? status.paths
+        : await changedPaths(w.lanePath, w.base);
+    const look = { fingerprint: status?.entries.join('\0') ?? '', changed };
     const step = laneFiles(w.life, look, this.options.scopeOf(task), now, this.options.stallTimeoutMs);
     w.life = step.life;
     for (const change of step.changes) this.options.onChange(task, w.life.health, change);

@@ -5,6 +5,8 @@ import { crashPoint } from '../process/crash-points.js';
 import type { Handoff } from '../core/report.js';
 import { isAncestor, resolveCommit } from '../git/commits.js';
 import { git } from '../git/git.js';
+import { RepoSessions } from '../git/repo-sessions.js';
+import { linkedGitDir } from '../git/worktree-files.js';
 import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import { prepareCheckout } from '../qa/lane-setup.js';
 
@@ -22,6 +24,10 @@ export class Steward {
     private readonly config: Config,
     private readonly logDirFor: (taskId: string) => string,
   ) {}
+
+  private get sessions(): RepoSessions {
+    return RepoSessions.of(this.repoRoot);
+  }
 
   /** Where a child's lane lives: the configured lanes root with {repo}, {batch}, {child} filled. */
   lanePath(taskId: string): string {
@@ -60,7 +66,7 @@ export class Steward {
     } else {
       if (existsSync(path)) return failed(`${path} exists and is not a worktree of this repository`);
       mkdirSync(dirname(path), { recursive: true });
-      const branchTip = await resolveCommit(this.repoRoot, `refs/heads/${h.lane_branch}`);
+      const branchTip = await this.sessions.objects.resolve(`refs/heads/${h.lane_branch}^{commit}`);
       if (branchTip !== null && !(await isAncestor(this.repoRoot, branchTip, h.base_head)))
         return failed(`branch ${h.lane_branch} already exists with commits that are not on the batch branch`);
       const args = branchTip === null ? ['-b', h.lane_branch] : ['-B', h.lane_branch];
@@ -77,35 +83,74 @@ export class Steward {
     return { kind: 'offer', taskId: h.task_id, path };
   }
 
-  /** Moves a clean, unused lane to a new base on its own branch (after batch_lane_base_mismatch). */
+  /**
+   * Moves an unused lane to a new base on its own branch (after batch_lane_base_mismatch).
+   * `reset --keep` refuses when a file it would change has changes of the lane's own, so no
+   * status is read first; the lane is offered again and admission looks at it anyway.
+   */
   async moveToBase(path: string, base: string): Promise<boolean> {
-    if (!(await isClean(path))) return false;
-    const head = await resolveCommit(path, 'HEAD');
-    if (head === null || !(await isAncestor(path, head, base))) return false;
-    await git(path, ['reset', '--hard', '--quiet', base]);
-    return true;
+    const gitDir = linkedGitDir(path);
+    const head =
+      gitDir === null
+        ? await resolveCommit(path, 'HEAD')
+        : await this.sessions.objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
+    if (head === null || !(await this.onBranch(head, base))) return false;
+    const moved = await git(path, ['reset', '--keep', '--quiet', base], { okCodes: [1, 128] });
+    return moved.exitCode === 0;
   }
 
-  /** Removes an integrated lane: only when clean and its commit is on the batch branch tip. */
+  /**
+   * Removes an integrated lane: only when clean (the tick's report looked, and `git worktree
+   * remove` without --force refuses a lane with changes) and its commit is on the batch branch tip.
+   */
   async release(
     h: Extract<Handoff, { action: 'release' }>,
     integrationCommit: string,
     batchBranch: string,
   ): Promise<string | null> {
     if (!existsSync(h.lane_path)) return null;
-    if (!(await isClean(h.lane_path))) return `lane ${h.lane_path} has changes: kept`;
-    const tip = await resolveCommit(this.repoRoot, `refs/heads/${batchBranch}`);
-    if (tip === null || !(await isAncestor(this.repoRoot, integrationCommit, tip)))
+    const tip = await this.sessions.objects.resolve(`refs/heads/${batchBranch}^{commit}`);
+    if (tip === null || !(await this.onBranch(integrationCommit, tip)))
       return `the integration of ${h.task_id} is not on ${batchBranch}: lane kept`;
     if (!this.config.keep_lane_branches) {
       // The branch goes first (the lane detached from it): a crash between the two leaves
       // a lane the next release finds again, never a branch that nothing deletes any more.
-      await git(h.lane_path, ['checkout', '--quiet', '--detach']);
-      await git(this.repoRoot, ['branch', '-D', '--quiet', h.lane_branch], { okCodes: [1] });
+      if (!(await this.detachAndDeleteBranch(h.lane_path, h.lane_branch))) {
+        await git(h.lane_path, ['checkout', '--quiet', '--detach']);
+        await git(this.repoRoot, ['branch', '-D', '--quiet', h.lane_branch], { okCodes: [1] });
+      }
     }
     const removed = await git(this.repoRoot, ['worktree', 'remove', h.lane_path], { okCodes: [128] });
     if (removed.exitCode !== 0) return `git worktree remove failed: ${removed.stderr.trim()}`;
     crashPoint('after-worktree-remove', h.task_id);
     return null;
+  }
+
+  private async onBranch(commit: string, tip: string): Promise<boolean> {
+    if (commit === tip) return true;
+    return (await this.sessions.objects.reaches(commit, tip)) ?? isAncestor(this.repoRoot, commit, tip);
+  }
+
+  /**
+   * Detaches the lane at its branch tip and deletes the branch in one ref transaction (the
+   * lane's HEAD is `worktrees/<id>/HEAD` to the repository). False when that cannot be
+   * done that way (not a linked worktree, the branch not where it was read): the caller
+   * uses checkout and branch -D then.
+   */
+  private async detachAndDeleteBranch(lanePath: string, branch: string): Promise<boolean> {
+    const gitDir = linkedGitDir(lanePath);
+    if (gitDir === null) return false;
+    const id = basename(gitDir);
+    const ref = `refs/heads/${branch}`;
+    const [tip, head] = await Promise.all([
+      this.sessions.objects.resolve(ref),
+      this.sessions.objects.resolve(`worktrees/${id}/HEAD`),
+    ]);
+    if (tip === null || head !== tip) return false;
+    return this.sessions.refs.transaction([
+      'option no-deref',
+      `update worktrees/${id}/HEAD ${tip}`,
+      `delete ${ref} ${tip}`,
+    ]);
   }
 }

@@ -49,8 +49,11 @@ export function decideAdmission(
 
 export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]): Promise<LaneRefusal[]> {
   const refusals: LaneRefusal[] = [];
-  for (const offer of offers) {
-    const facts = await ctx.ports.git.offerFacts(offer.path);
+  // The facts are read side by side (each read looks only at its own path); the decisions
+  // are then made one offer at a time, in order, against the record as it moves.
+  const allFacts = await Promise.all(offers.map((offer) => ctx.ports.git.offerFacts(offer.path)));
+  for (const [i, offer] of offers.entries()) {
+    const facts = allFacts[i]!;
     const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot);
     if (reason) {
       refusals.push({ task_id: offer.task_id, path: offer.path, reason });

@@ -37,7 +37,8 @@ export async function adoptIntegrations(ctx: TickContext): Promise<void> {
 
 /** Step 5a: commit each settled child's delivery on its lane branch. */
 export async function commitSettled(ctx: TickContext): Promise<void> {
-  const settled = ctx.plan.children.filter((planned) => ctx.child(planned.id).state === 'settled');
+  const states = new Map(ctx.record.children.map((c) => [c.task_id, c.state]));
+  const settled = ctx.plan.children.filter((planned) => states.get(planned.id) === 'settled');
   // The git work of each lane touches only its own worktree and branch, so the lanes are
   // committed side by side; the record then moves one child at a time, in plan order. A
   // crash in between leaves delivery commits the record does not know: the next tick
@@ -78,7 +79,12 @@ async function deliveryOf(ctx: TickContext, planned: PlanChild): Promise<string 
 
 /** Step 5b: integrate each lane commit into the batch branch, one at a time, in plan order. */
 export async function integrateCommitted(ctx: TickContext): Promise<void> {
+  // (no child becomes lane_committed during this step: the ones that are now are the candidates)
+  const committed = new Set(
+    ctx.record.children.filter((c) => c.state === 'lane_committed').map((c) => c.task_id),
+  );
   for (const planned of ctx.plan.children) {
+    if (!committed.has(planned.id)) continue;
     const child = ctx.child(planned.id);
     if (child.state !== 'lane_committed') continue;
     if (!(await integrateOne(ctx, child))) return; // the branch moved under us: next tick

@@ -58,9 +58,13 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     ctx.record.batch_state === 'budget_stopped' ||
     ctx.record.batch_state === 'cancelled'
   ) {
-    for (const child of ctx.record.children) {
-      if (child.state !== 'integrated') continue;
-      const look = await ctx.ports.git.lookAtLane(child.lane!.path, { clean: true });
+    // Every integrated lane is looked at side by side (each look only reads its own lane).
+    const integrated = ctx.record.children.filter((c) => c.state === 'integrated');
+    const looks = await Promise.all(
+      integrated.map((c) => ctx.ports.git.lookAtLane(c.lane!.path, { clean: true })),
+    );
+    for (const [i, child] of integrated.entries()) {
+      const look = looks[i]!;
       if (look.present && look.clean)
         handoffs.push({
           action: 'release',

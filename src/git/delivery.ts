@@ -1,8 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commitInfo, commitTree, identityEnv, resolveCommit, updateRef } from './commits.js';
+import { personLine } from './commit-writer.js';
 import { git, gitLine } from './git.js';
+import type { RepoSessions } from './repo-sessions.js';
+import { indexHolds } from './lane-status.js';
+import { linkedGitDir } from './worktree-files.js';
 
 // The delivery commit on a lane branch (DESIGN §6): one commit whose only parent is the lane
 // base, holding the lane's in-scope changes (commits the executor made are squashed into
@@ -36,14 +49,15 @@ function matches(trailers: Record<string, string>, t: DeliveryTrailers): boolean
 
 /** The delivery commit already at the lane branch tip (a crash after committing), or null. */
 export async function findDelivery(
-  lanePath: string,
+  sessions: RepoSessions,
   branch: string,
   t: DeliveryTrailers,
 ): Promise<string | null> {
-  const tip = await resolveCommit(lanePath, `refs/heads/${branch}`);
+  const tip = await sessions.objects.resolve(`refs/heads/${branch}^{commit}`);
   if (!tip || tip === t.base) return null;
-  const info = await commitInfo(lanePath, tip);
-  if (info.parents.length !== 1 || info.parents[0] !== t.base || !matches(info.trailers, t)) return null;
+  const info = await sessions.objects.commit(tip);
+  if (!info || info.parents.length !== 1 || info.parents[0] !== t.base || !matches(info.trailers, t))
+    return null;
   return tip;
 }
 
@@ -52,28 +66,82 @@ export async function syncLaneIndex(lanePath: string): Promise<void> {
   await git(lanePath, ['reset', '--quiet']);
 }
 
-/** Commits `paths` (as they are in the lane's work tree) on top of the base; moves the branch. */
+/**
+ * Commits `paths` (as they are in the lane's work tree) on top of the base and moves the
+ * branch (compare-and-swap). The tree is built in a private index; the lane's own index is
+ * then replaced by it (it is the new HEAD's tree), which is what `git reset` would make.
+ * Returns the commit and whether the lane's index was brought to it.
+ */
 export async function commitDelivery(
+  sessions: RepoSessions,
   lanePath: string,
   branch: string,
   paths: readonly string[],
   goal: string,
   t: DeliveryTrailers,
-  /** Where the commit identity is read (the repository root: every lane shares it). */
-  identityFrom: string = lanePath,
-): Promise<string> {
+): Promise<{ commit: string; indexSynced: boolean }> {
   const scratch = mkdtempSync(join(tmpdir(), 'lanes-index-'));
-  const env = { ...(await identityEnv(identityFrom)), GIT_INDEX_FILE: join(scratch, 'index') };
+  const index = join(scratch, 'index');
+  const env = { GIT_INDEX_FILE: index };
   try {
-    await git(lanePath, ['read-tree', t.base], { env });
+    // Starting from a copy of the lane's index, `read-tree -m` keeps the file stat data of
+    // every entry that matches the base, so the lane's index stays as cheap to check as
+    // `git reset` would leave it. When the lane's last status found its index holding the
+    // base and the file is unchanged since, the copy is the base already.
+    const gitDir = linkedGitDir(lanePath);
+    const laneIndex = gitDir === null ? null : join(gitDir, 'index');
+    const holdsBase = laneIndex !== null && indexHolds(lanePath, t.base);
+    if (laneIndex !== null && existsSync(laneIndex)) copyFileSync(laneIndex, index);
+    const kept =
+      existsSync(index) &&
+      ((holdsBase && indexHolds(lanePath, t.base)) ||
+        (await git(lanePath, ['read-tree', '-m', t.base], { env, okCodes: [128] })).exitCode === 0);
+    if (!kept) {
+      rmSync(index, { force: true });
+      await git(lanePath, ['read-tree', t.base], { env });
+    }
     if (paths.length > 0) await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
     const tree = await gitLine(lanePath, ['write-tree'], { env });
-    const commit = await commitTree(lanePath, tree, t.base, deliveryMessage(goal, t), env);
-    const tip = await resolveCommit(lanePath, `refs/heads/${branch}`);
-    if (!tip || !(await updateRef(lanePath, `refs/heads/${branch}`, commit, tip)))
+    const { author, committer } = await sessions.ident();
+    const commit = await sessions.commits.write(
+      tree,
+      [t.base],
+      personLine(author),
+      personLine(committer),
+      deliveryMessage(goal, t),
+    );
+    const ref = `refs/heads/${branch}`;
+    const tip = await sessions.objects.resolve(`${ref}^{commit}`);
+    if (!tip || !(await sessions.refs.compareAndSwap(ref, commit, tip)))
       throw new Error(`lane branch ${branch} moved while lanes committed the delivery`);
-    return commit;
+    return { commit, indexSynced: replaceLaneIndex(lanePath, index) };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Puts the private index in place of the lane's own, the way git replaces an index (an
+ * exclusive `index.lock`, then a rename). False when the lane is not a linked worktree or
+ * its index is locked: the caller resets the index with git instead.
+ */
+function replaceLaneIndex(lanePath: string, index: string): boolean {
+  const gitDir = linkedGitDir(lanePath);
+  if (gitDir === null) return false;
+  const lock = join(gitDir, 'index.lock');
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch {
+    return false;
+  }
+  try {
+    writeSync(fd, readFileSync(index));
+    closeSync(fd);
+    renameSync(lock, join(gitDir, 'index'));
+    return true;
+  } catch {
+    rmSync(lock, { force: true });
+    return false;
   }
 }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { LanesError } from '../core/errors.js';
+import { processHelper } from './git-helper.js';
 
 // The one way lanes runs git: argv arrays (never a shell string), hooks, pager and editor
 // kept out of it, and a typed error that carries the command and its stderr.
@@ -25,7 +26,7 @@ export class GitError extends LanesError {
   }
 }
 
-const GIT_ENV = {
+export const GIT_ENV = {
   GIT_TERMINAL_PROMPT: '0',
   GIT_PAGER: 'cat',
   GIT_EDITOR: 'true',
@@ -34,7 +35,7 @@ const GIT_ENV = {
 };
 
 // Hooks never run for lanes' own git work (DESIGN §6).
-const BASE_ARGS = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false'];
+export const BASE_ARGS = ['-c', 'core.hooksPath=/dev/null', '-c', 'commit.gpgsign=false'];
 
 export interface GitOptions {
   okCodes?: readonly number[];
@@ -65,6 +66,21 @@ interface RawResult {
 // execa's per-call option handling, streams and abort signals cost ~4 ms of main-thread
 // CPU a call (docs/DECISIONS.md). Still an argv array, never a shell.
 function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
+  const helper = processHelper();
+  if (helper) {
+    // Off the main thread (git-helper.ts); git's own variables as they are now.
+    const current = Object.fromEntries(
+      Object.entries(process.env).filter(
+        (entry): entry is [string, string] => entry[0].startsWith('GIT_') && entry[1] !== undefined,
+      ),
+    );
+    return helper.run({
+      cwd,
+      argv,
+      env: { ...current, ...GIT_ENV, ...options.env },
+      ...(options.input !== undefined ? { input: options.input } : {}),
+    });
+  }
   return new Promise((resolve) => {
     const child = execFile(
       'git',

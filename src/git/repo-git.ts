@@ -3,29 +3,34 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
 import {
-  changeIdentity,
   commitAuthorAndMessage,
   commitsAuthorAndMessage,
   commitsBetween,
-  commitTree,
-  identityEnv,
   isAncestor,
-  resolveCommit,
   sameChange,
-  updateRef,
 } from './commits.js';
 import type { Ident } from './commits.js';
+import { personLine } from './commit-writer.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
 import { conflictMarkers, reworkLane } from './lane-work.js';
 import type { ReworkOutcome } from '../core/rework-onto-head.js';
 import { git, splitNul } from './git.js';
-import { changedPaths, inspectLane, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
+import { RepoSessions } from './repo-sessions.js';
+import { treeChanges } from './tree-diff.js';
+import { worktreesFromFiles } from './worktree-files.js';
+import { inspectLane, isClean, listWorktrees, realpathOrNull, takeChangedPaths } from './worktrees.js';
 import type { WorktreeEntry } from './worktrees.js';
 
 // The GitPort over a real repository: plumbing only, never the user's work tree or index.
+// Reads, ref moves and commit objects go through the repository's long-lived git
+// processes (RepoSessions); a process per call only where git has no such mode (status,
+// merge-tree, the delivery's index, worktrees): docs/DECISIONS.md "Git speed".
 
 export class RepoGit implements GitPort {
   readonly coordinatorRoot: string;
+  private readonly sessions: RepoSessions;
+  /** Lanes whose index the delivery commit already brought to their new HEAD. */
+  private readonly synced = new Set<string>();
 
   constructor(
     /** The coordinator's worktree (where lanes runs). */
@@ -33,21 +38,25 @@ export class RepoGit implements GitPort {
     readonly commonDir: string,
   ) {
     this.coordinatorRoot = realpathOrNull(root) ?? root;
+    this.sessions = RepoSessions.of(root);
   }
 
   branchTip(branch: string): Promise<string | null> {
-    return resolveCommit(this.root, `refs/heads/${branch}`);
+    return this.sessions.objects.resolve(`refs/heads/${branch}^{commit}`);
   }
 
-  isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    return isAncestor(this.root, ancestor, descendant);
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    if (ancestor === descendant && /^[0-9a-f]{40,64}$/.test(ancestor)) return true;
+    // The batch branch's recent history is walked in lanes; a long walk is git's.
+    const walked = await this.sessions.objects.reaches(ancestor, descendant);
+    return walked ?? isAncestor(this.root, ancestor, descendant);
   }
 
   commitsBetween(from: string, to: string): Promise<CommitSummary[]> {
     return commitsBetween(this.root, from, to);
   }
 
-  /** One `git worktree list` per tick answers "is this lane there, on which branch" for every lane. */
+  /** One reading of the worktrees' files per tick answers "is this lane there, on which branch" for every lane. */
   private worktrees: Promise<WorktreeEntry[]> | null = null;
 
   refresh(): void {
@@ -55,7 +64,9 @@ export class RepoGit implements GitPort {
   }
 
   private listed(): Promise<WorktreeEntry[]> {
-    this.worktrees ??= listWorktrees(this.root);
+    this.worktrees ??= Promise.resolve(worktreesFromFiles(this.commonDir)).then(
+      (read) => read ?? listWorktrees(this.root),
+    );
     return this.worktrees;
   }
 
@@ -64,6 +75,7 @@ export class RepoGit implements GitPort {
   }
 
   offerFacts(path: string): Promise<OfferFacts> {
+    // (one status for a linked worktree: worktrees.ts)
     return inspectLane(path, this.commonDir);
   }
 
@@ -77,24 +89,27 @@ export class RepoGit implements GitPort {
   }
 
   changedPaths(lanePath: string, base: string): Promise<string[]> {
-    return changedPaths(lanePath, base);
+    return takeChangedPaths(lanePath, base);
   }
 
-  findDelivery(lanePath: string, branch: string, ids: DeliveryIds): Promise<string | null> {
-    return findDelivery(lanePath, branch, ids);
+  findDelivery(_lanePath: string, branch: string, ids: DeliveryIds): Promise<string | null> {
+    return findDelivery(this.sessions, branch, ids);
   }
 
-  commitDelivery(
+  async commitDelivery(
     lanePath: string,
     branch: string,
     paths: string[],
     goal: string,
     ids: DeliveryIds,
   ): Promise<string> {
-    return commitDelivery(lanePath, branch, paths, goal, ids, this.root);
+    const made = await commitDelivery(this.sessions, lanePath, branch, paths, goal, ids);
+    if (made.indexSynced) this.synced.add(lanePath);
+    return made.commit;
   }
 
-  syncLaneIndex(lanePath: string): Promise<void> {
+  async syncLaneIndex(lanePath: string): Promise<void> {
+    if (this.synced.delete(lanePath)) return; // the delivery commit put its index in place
     return syncLaneIndex(lanePath);
   }
 
@@ -112,11 +127,17 @@ export class RepoGit implements GitPort {
   }
 
   async sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean> {
-    const [lane, candidate] = await Promise.all([
-      changeIdentity(this.root, base, laneCommit),
-      changeIdentity(this.root, head, tree),
+    const objects = this.sessions.objects;
+    const [baseCommit, lane, headCommit] = await Promise.all(
+      [base, laneCommit, head].map((sha) => objects.commit(sha)),
+    );
+    if (!baseCommit || !lane || !headCommit)
+      throw new Error(`commit not found: ${base} ${laneCommit} ${head}`);
+    const [laneChange, candidate] = await Promise.all([
+      treeChanges(objects, baseCommit.tree, lane.tree),
+      treeChanges(objects, headCommit.tree, tree),
     ]);
-    return sameChange(lane, candidate);
+    return sameChange(laneChange, candidate);
   }
 
   async integrationCommit(
@@ -125,15 +146,11 @@ export class RepoGit implements GitPort {
     laneCommit: string,
     extraTrailers: string,
   ): Promise<string> {
-    const { author, message: laneMessage } = await this.authorAndMessage(laneCommit);
-    const message = `${laneMessage.replace(/\n+$/, '')}\n${extraTrailers}`;
-    const env = {
-      ...(await identityEnv(this.root)),
-      GIT_AUTHOR_NAME: author.name,
-      GIT_AUTHOR_EMAIL: author.email,
-      GIT_AUTHOR_DATE: author.date,
-    };
-    return commitTree(this.root, tree, parent, message, env);
+    const lane = await this.sessions.objects.commit(laneCommit);
+    if (!lane) throw new Error(`lane commit ${laneCommit} not found`);
+    const message = `${lane.message.replace(/\n+$/, '')}\n${extraTrailers}`;
+    const { committer } = await this.sessions.ident();
+    return this.sessions.commits.write(tree, [parent], lane.author, personLine(committer), message);
   }
 
   /** Lane commits never change: their author and message are read once (a rebuild replays many). */
@@ -157,7 +174,7 @@ export class RepoGit implements GitPort {
   }
 
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean> {
-    return updateRef(this.root, `refs/heads/${branch}`, next, expected);
+    return this.sessions.refs.compareAndSwap(`refs/heads/${branch}`, next, expected);
   }
 
   async withScratchCheckout<T>(commit: string, dir: string, fn: (path: string) => Promise<T>): Promise<T> {

@@ -1,5 +1,8 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { git, splitNul } from './git.js';
+import { readLaneStatus } from './lane-status.js';
+import { linkedGitDir } from './worktree-files.js';
 import type { OfferFacts } from '../core/ports.js';
 
 // Worktrees: listing them, and reading the facts lane admission decides from.
@@ -46,6 +49,8 @@ export async function inspectLane(path: string, commonDir: string): Promise<Offe
   };
   const real = realpathOrNull(path);
   if (real === null) return none;
+  const fast = await inspectLinkedWorktree(real, commonDir);
+  if (fast) return fast;
   // One rev-parse answers where the lane belongs, its HEAD and its branch (admission runs
   // for every offered lane); the status runs beside it. A HEAD without a commit, or a path
   // outside any repository, fails it, and the step-by-step reading below tells which.
@@ -98,6 +103,33 @@ export async function inspectLane(path: string, commonDir: string): Promise<Offe
   };
 }
 
+/**
+ * The usual offered lane, a linked worktree (a `.git` file naming its git directory):
+ * the repository it belongs to is read from that file and its `commondir`, as git reads
+ * them, and HEAD, branch and cleanliness from one status. Anything else: null (the caller
+ * asks git step by step).
+ */
+async function inspectLinkedWorktree(real: string, commonDir: string): Promise<OfferFacts | null> {
+  const gitDir = linkedGitDir(real);
+  if (gitDir === null) return null;
+  let common: string;
+  try {
+    common = resolve(gitDir, readFileSync(resolve(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  const status = await readLaneStatus(real).catch(() => null);
+  if (status === null || status.head === null) return null;
+  return {
+    realpath: real,
+    sameRepository: realpathOrNull(common) === realpathOrNull(commonDir),
+    isWorktreeRoot: true,
+    branch: status.branch,
+    head: status.head,
+    clean: status.entries.length === 0,
+  };
+}
+
 export async function isClean(path: string): Promise<boolean> {
   const out = await git(path, [
     'status',
@@ -124,7 +156,31 @@ export async function changedPaths(lanePath: string, base: string): Promise<stri
   }
 }
 
+/**
+ * What a lane changed, read when its executor exited (nothing writes to it after that):
+ * the tick's QA, moments later, takes it from here instead of asking git again.
+ */
+const readAtExit = new Map<string, string[]>();
+
+/** changedPaths, kept for the next `takeChangedPaths` of the same lane and base. */
+export async function changedPathsAtExit(lanePath: string, base: string): Promise<string[]> {
+  const paths = await changedPaths(lanePath, base);
+  readAtExit.set(`${lanePath}\0${base}`, paths);
+  return paths;
+}
+
+/** What `changedPathsAtExit` read for this lane and base (once), else a fresh changedPaths. */
+export function takeChangedPaths(lanePath: string, base: string): Promise<string[]> {
+  const key = `${lanePath}\0${base}`;
+  const kept = readAtExit.get(key);
+  readAtExit.delete(key);
+  return kept ? Promise.resolve(kept) : changedPaths(lanePath, base);
+}
+
 async function readChangedPaths(lanePath: string, base: string): Promise<string[]> {
+  // One status tells it when HEAD is still the base (the executor made no commit of its own).
+  const status = await readLaneStatus(lanePath);
+  if (status && status.head === base && status.paths) return status.paths;
   const [tracked, untracked] = await Promise.all([
     git(lanePath, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', base, '--']),
     git(lanePath, ['ls-files', '--others', '--exclude-standard', '-z']),

@@ -54,7 +54,8 @@ export class PtyHost implements Host {
       if (behind === MAX_CHUNKS_BEHIND) proc.pause();
       void screen.write(data).then(() => {
         behind--;
-        if (behind === MAX_CHUNKS_BEHIND - 1 && running) proc.resume();
+        // (also after the exit: the end of a flood still waits in the paused pty)
+        if (behind === MAX_CHUNKS_BEHIND - 1) proc.resume();
       });
       transcript.add(data);
       for (const l of listeners) l(data);

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import type { CheckRun } from '../core/kernel.js';
 import { tailOf } from '../core/kernel.js';
 import type { AcceptanceCheck } from '../core/plan.js';
+import { processHelper } from '../git/git-helper.js';
 
 // Runs acceptance checks in a folder: an argv without a shell, a string with `sh -c`.
 // Output (stdout and stderr interleaved) goes to a log file, bounded, and its tail is
@@ -20,6 +21,33 @@ export async function runCheck(
 ): Promise<CheckRun> {
   const [file, ...args] = typeof check.run === 'string' ? ['sh', '-c', check.run] : check.run;
   const started = Date.now();
+  const helper = processHelper();
+  if (helper) {
+    // Started by the helper process: a wave of QA runs does not block the TUI in fork().
+    if (logPath) mkdirSync(dirname(logPath), { recursive: true });
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+    );
+    const result = await helper.check({
+      checkId: check.id,
+      cwd,
+      file: file as string,
+      args,
+      env: { ...env, LANES_CHECK: check.id },
+      logPath,
+      logLimit: LOG_LIMIT_BYTES,
+      tailBytes: TAIL_BYTES,
+      timeoutMs: check.timeout_ms,
+    });
+    return {
+      id: check.id,
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      duration_ms: Date.now() - started,
+      log_path: logPath,
+      tail: tailOf(result.tail),
+    };
+  }
   let fd: number | null = null;
   if (logPath) {
     mkdirSync(dirname(logPath), { recursive: true });

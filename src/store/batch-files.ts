@@ -45,14 +45,22 @@ export class BatchFiles implements StorePort {
     this.store.write(record);
   }
 
+  /** The last plan text parsed, its plan and digest: every tick reads the plan, which rarely changes (each reader gets its own copy). */
+  private parsedPlan: { text: string; plan: string; digest: string } | null = null;
+
   /** The plan as confirmed; its digest must match the record's. */
   readPlan(): Plan {
     const text = readStateFile(this.stateDir, this.planPath);
     if (text === null)
       throw new LanesError('state_invalid', `the confirmed plan ${this.planPath} is missing`, 2);
-    const plan = parsePlanText(text, this.planPath, null); // (the confirmed plan is always JSON)
-    const record = this.store.read(this.batchId);
-    if (record && planDigest(plan) !== record.plan_digest)
+    if (this.parsedPlan?.text !== text) {
+      const parsed = parsePlanText(text, this.planPath, null); // (the confirmed plan is always JSON)
+      this.parsedPlan = { text, plan: JSON.stringify(parsed), digest: planDigest(parsed) };
+    }
+    const { digest } = this.parsedPlan;
+    const plan = JSON.parse(this.parsedPlan.plan) as Plan;
+    const recorded = this.store.planDigest(this.batchId);
+    if (recorded !== null && digest !== recorded)
       throw new LanesError(
         'state_invalid',
         `the confirmed plan ${this.planPath} does not match the record's plan_digest (edited by hand?)`,

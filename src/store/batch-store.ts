@@ -46,6 +46,13 @@ export function recordBytes(record: BatchRecord): string {
 export class BatchStore {
   constructor(readonly stateDir: string) {}
 
+  /**
+   * The last record text read and what it parsed to: a tick reads the record several times
+   * and it changes only when written, so the same text is validated once (each reader
+   * gets its own copy).
+   */
+  private lastRead: { path: string; text: string; parsed: string; planDigest: string } | null = null;
+
   paths(batchId: string) {
     return batchPaths(this.stateDir, batchId);
   }
@@ -54,7 +61,23 @@ export class BatchStore {
   read(batchId: string): BatchRecord | null {
     const path = this.paths(batchId).record;
     const text = readStateFile(this.stateDir, path);
-    return text === null ? null : parseRecordText(text, path, batchId);
+    if (text === null) return null;
+    return JSON.parse(this.validated(path, text, batchId).parsed) as BatchRecord;
+  }
+
+  private validated(path: string, text: string, batchId: string): { parsed: string; planDigest: string } {
+    if (this.lastRead?.path !== path || this.lastRead.text !== text) {
+      const record = parseRecordText(text, path, batchId);
+      this.lastRead = { path, text, parsed: JSON.stringify(record), planDigest: record.plan_digest };
+    }
+    return this.lastRead;
+  }
+
+  /** The record's plan_digest (validated like read), or null when the batch has no record. */
+  planDigest(batchId: string): string | null {
+    const path = this.paths(batchId).record;
+    const text = readStateFile(this.stateDir, path);
+    return text === null ? null : this.validated(path, text, batchId).planDigest;
   }
 
   /** Validates, then writes atomically. Refuses to replace a file that does not validate. */
@@ -112,16 +135,23 @@ export class BatchStore {
     return parsed.data;
   }
 
+  /** The last report this store wrote: when the file still holds it, it need not be parsed again. */
+  private lastReport: { path: string; text: string; state: Report['batch_state'] } | null = null;
+
   /** Writes the last stop report; a terminal report already on disk is never replaced. */
   writeReport(report: Report): void {
     const path = this.paths(report.batch_id).report;
-    const existing = this.readReport(report.batch_id);
+    const mine =
+      this.lastReport?.path === path && readStateFile(this.stateDir, path) === this.lastReport.text;
+    const existing = mine ? { batch_state: this.lastReport!.state } : this.readReport(report.batch_id);
     if (existing && isTerminal(existing.batch_state))
       throw new LanesError(
         'report_immutable',
         `report ${path} is terminal (${existing.batch_state}) and is never overwritten`,
         2,
       );
-    writeStateFileAtomic(this.stateDir, path, `${JSON.stringify(reportSchema.parse(report), null, 2)}\n`);
+    const text = `${JSON.stringify(reportSchema.parse(report), null, 2)}\n`;
+    writeStateFileAtomic(this.stateDir, path, text);
+    this.lastReport = { path, text, state: report.batch_state };
   }
 }

@@ -110,6 +110,26 @@ export class TuiStore {
     }, REDRAW_INTERVAL_MS);
   }
 
+  private readonly parsing = new Set<string>();
+
+  /**
+   * The screen model parses behind the pty (it may run chunks ahead): a redraw when it has
+   * caught up, so the last lines of a burst reach the screen even when no output follows.
+   */
+  private redrawWhenParsed(task: string, session: LaneSession): void {
+    const screen = (session as { screen?: { flushed(): Promise<void> } }).screen;
+    if (!screen || this.parsing.has(task)) return;
+    this.parsing.add(task);
+    const wait = (written: Promise<void>): Promise<void> =>
+      written.then(() => {
+        const now = screen.flushed();
+        if (now !== written) return wait(now); // more arrived meanwhile
+        this.parsing.delete(task);
+        this.changed();
+      });
+    void wait(screen.flushed());
+  }
+
   /** The panes on screen: only their output causes redraws. */
   setVisible(taskIds: readonly string[]): void {
     this.visible = new Set(taskIds);
@@ -128,7 +148,9 @@ export class TuiStore {
       case 'launched':
         this.sessions.set(event.task, event.session);
         event.session.onOutput(() => {
-          if (this.visible.has(event.task)) this.changed();
+          if (!this.visible.has(event.task)) return;
+          this.changed();
+          this.redrawWhenParsed(event.task, event.session);
         });
         this.applyReport(null);
         return;

@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { BASE_ARGS, GIT_ENV } from './git.js';
+
+// One long-lived git process that answers requests over its stdin and stdout
+// (`cat-file --batch`, `update-ref --stdin`, `hash-object --stdin-paths`): started once per
+// repository, so a read or a ref update costs a pipe round trip instead of a fork
+// (docs/DECISIONS.md "Git speed"). Requests run one after another. When git exits (a failed
+// transaction ends `update-ref --stdin`), the request in flight fails and the next one
+// starts a new process. While idle the process does not keep lanes alive.
+
+export class SessionClosed extends Error {
+  constructor(
+    readonly command: string,
+    readonly stderr: string,
+  ) {
+    super(`git ${command} ended: ${stderr.trim() || 'no message'}`);
+  }
+}
+
+/** Reads lines and byte counts from a stream as they arrive. */
+export class StreamReader {
+  private chunks: Buffer[] = [];
+  private length = 0;
+  private waiter: (() => void) | null = null;
+  private ended = false;
+
+  get done(): boolean {
+    return this.ended;
+  }
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    this.wake();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = null;
+    w?.();
+  }
+
+  private joined(): Buffer {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0] ?? Buffer.alloc(0);
+  }
+
+  private take(n: number): Buffer {
+    const all = this.joined();
+    const out = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.chunks = rest.length ? [rest] : [];
+    this.length = rest.length;
+    return out;
+  }
+
+  private async waitFor(ready: () => boolean): Promise<void> {
+    while (!ready()) {
+      if (this.ended) throw new Error('stream ended');
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
+  }
+
+  /** One line without its newline. */
+  async line(): Promise<string> {
+    let at = -1;
+    await this.waitFor(() => (at = this.joined().indexOf(10)) >= 0);
+    return this.take(at + 1)
+      .subarray(0, at)
+      .toString('utf8');
+  }
+
+  async bytes(n: number): Promise<Buffer> {
+    await this.waitFor(() => this.length >= n);
+    return Buffer.from(this.take(n));
+  }
+}
+
+/** Pipes to a child are sockets: they can stop holding the event loop open. */
+function socket(stream: unknown): { ref?: () => void; unref?: () => void } {
+  return stream as { ref?: () => void; unref?: () => void };
+}
+
+export class GitSession {
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private reader = new StreamReader();
+  private stderr = '';
+  private queue: Promise<unknown> = Promise.resolve();
+  private pending = 0;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly args: readonly string[],
+  ) {}
+
+  /** Runs one request: `talk` writes to git and reads its answer; requests never interleave. */
+  request<T>(talk: (write: (text: string) => void, read: StreamReader) => Promise<T>): Promise<T> {
+    this.pending++;
+    const run = async (): Promise<T> => {
+      const child = this.start();
+      const reader = this.reader;
+      try {
+        return await talk((text) => child.stdin.write(text), reader);
+      } catch (error) {
+        if (error instanceof Error && error.message === 'stream ended')
+          throw new SessionClosed(this.args[0] ?? '', this.stderr);
+        throw error;
+      } finally {
+        if (--this.pending === 0) this.idle();
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child && !this.reader.done) {
+      this.busy(this.child);
+      return this.child;
+    }
+    const child = spawn('git', [...BASE_ARGS, ...this.args], {
+      cwd: this.cwd,
+      env: { ...process.env, ...GIT_ENV },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const reader = new StreamReader();
+    this.reader = reader;
+    this.stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
+    child.stdout.on('end', () => reader.end());
+    child.stdin.on('error', () => {}); // git ended first: its exit says why
+    const forget = () => {
+      reader.end();
+      if (this.child === child) this.child = null;
+    };
+    child.on('exit', forget);
+    child.on('error', forget);
+    this.child = child;
+    return child;
+  }
+
+  private busy(child: ChildProcessWithoutNullStreams): void {
+    child.ref();
+    socket(child.stdout).ref?.();
+  }
+
+  /** Nothing asked: git waits on its stdin without holding lanes' event loop open. */
+  private idle(): void {
+    const child = this.child;
+    if (!child) return;
+    child.unref();
+    for (const stream of [child.stdout, child.stderr, child.stdin]) socket(stream).unref?.();
+  }
+
+  close(): void {
+    this.child?.stdin.end();
+    this.child = null;
+  }
+}

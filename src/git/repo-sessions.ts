@@ -1,0 +1,50 @@
+import { CommitWriter, readIdentity } from './commit-writer.js';
+import type { Identity } from './commit-writer.js';
+import { ObjectReader } from './object-reader.js';
+import { RefUpdater } from './ref-updater.js';
+
+// The long-lived git processes of one repository (object reads, ref transactions, commit
+// writes), shared by everything in lanes that works on that repository, and the identity
+// its commits get. Each process starts on first use; all end when lanes exits.
+
+export class RepoSessions {
+  private static readonly byRoot = new Map<string, RepoSessions>();
+
+  static of(root: string): RepoSessions {
+    let found = RepoSessions.byRoot.get(root);
+    if (!found) {
+      found = new RepoSessions(root);
+      RepoSessions.byRoot.set(root, found);
+      if (RepoSessions.byRoot.size === 1) process.once('exit', () => RepoSessions.closeAll());
+    }
+    return found;
+  }
+
+  static closeAll(): void {
+    for (const sessions of RepoSessions.byRoot.values()) sessions.close();
+    RepoSessions.byRoot.clear();
+  }
+
+  readonly objects: ObjectReader;
+  readonly refs: RefUpdater;
+  readonly commits: CommitWriter;
+  private identity: Promise<Identity> | null = null;
+
+  private constructor(readonly root: string) {
+    this.objects = new ObjectReader(root);
+    this.refs = new RefUpdater(root);
+    this.commits = new CommitWriter(root);
+  }
+
+  /** Asked once per repository and process: it does not change mid-batch. */
+  ident(): Promise<Identity> {
+    this.identity ??= readIdentity(this.root);
+    return this.identity;
+  }
+
+  close(): void {
+    this.objects.close();
+    this.refs.close();
+    this.commits.close();
+  }
+}

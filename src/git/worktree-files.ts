@@ -1,0 +1,63 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { WorktreeEntry } from './worktrees.js';
+
+// The worktrees of a repository read from the files git keeps for them, as `git worktree
+// list` reads them: the main worktree beside its `.git` directory, each linked one from
+// `<common dir>/worktrees/<id>/` (`gitdir` names its `.git` file, `HEAD` its branch).
+// No process, so a tick can look at every lane for free (docs/DECISIONS.md "Git speed").
+
+/** The git directory a linked worktree's `.git` file names, or null when `path/.git` is not such a file. */
+export function linkedGitDir(path: string): string | null {
+  const dotGit = resolve(path, '.git');
+  try {
+    if (!statSync(dotGit).isFile()) return null;
+    const match = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    return match ? resolve(path, (match[1] as string).trim()) : null;
+  } catch {
+    return null;
+  }
+}
+
+function readHead(gitDir: string): { head: string | null; branch: string | null } | null {
+  let text: string;
+  try {
+    text = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const ref = /^ref: (.+)$/.exec(text);
+  if (ref) {
+    const name = ref[1] as string;
+    return { head: null, branch: name.startsWith('refs/heads/') ? name.slice('refs/heads/'.length) : null };
+  }
+  return /^[0-9a-f]{40,64}$/.test(text) ? { head: text, branch: null } : null;
+}
+
+/**
+ * The worktrees of the repository whose common git directory is `commonDir`, or null when
+ * its files are not the plain layout read here (a bare repository, a file git would
+ * report differently): the caller asks `git worktree list` then. `head` is only filled
+ * for detached worktrees.
+ */
+export function worktreesFromFiles(commonDir: string): WorktreeEntry[] | null {
+  if (basename(commonDir) !== '.git') return null;
+  const main = readHead(commonDir);
+  if (main === null) return null;
+  const entries: WorktreeEntry[] = [{ path: dirname(commonDir), ...main }];
+  const dir = join(commonDir, 'worktrees');
+  if (!existsSync(dir)) return entries;
+  for (const id of readdirSync(dir)) {
+    const gitDir = join(dir, id);
+    let dotGit: string;
+    try {
+      dotGit = readFileSync(join(gitDir, 'gitdir'), 'utf8').trim();
+    } catch {
+      return null;
+    }
+    const head = readHead(gitDir);
+    if (head === null || !dotGit.endsWith('/.git')) return null;
+    entries.push({ path: dirname(resolve(gitDir, dotGit)), ...head });
+  }
+  return entries;
+}
