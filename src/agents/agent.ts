@@ -80,3 +80,13 @@ export function firstLine(text: string, width = 160): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
+
+/**
+ * Both agents' Stop hooks read the same answer: `{"decision":"block","reason":…}` keeps the
+ * agent going in the same session with the reason as its next instruction; nothing lets it stop.
+ */
+export function blockingStopHookOutput(reply: HookReply): HookOutput {
+  if (reply.verdict === 'continue')
+    return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
+  return { stdout: '', exitCode: 0 };
+}

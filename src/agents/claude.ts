@@ -1,6 +1,5 @@
-import type { HookReply } from '../core/hook-message.js';
-import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
-import { firstLine, jsonObject, shellCommand } from './agent.js';
+import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
+import { blockingStopHookOutput, firstLine, jsonObject, shellCommand } from './agent.js';
 
 // Claude Code. Interactive: lanes adds a Stop hook for this session only (`--settings`
 // with a JSON string: merged over the user's own settings, whose files lanes never
@@ -57,11 +56,7 @@ export const claudeAgent: AgentAdapter = {
     if (!event) return line.trim() ? [line] : [];
     return renderClaudeEvent(event);
   },
-  hookOutput(reply: HookReply): HookOutput {
-    if (reply.verdict === 'continue')
-      return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
-    return { stdout: '', exitCode: 0 };
-  },
+  hookOutput: blockingStopHookOutput,
 };
 
 interface ContentBlock {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { HookReply } from '../core/hook-message.js';
-import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
-import { firstLine, jsonObject, shellCommand } from './agent.js';
+import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
+import { blockingStopHookOutput, firstLine, jsonObject, shellCommand } from './agent.js';
 
 // Codex. Interactive: lanes adds a Stop and a SessionStart hook for this session only
 // (`-c hooks.Stop=…`, never the user's config.toml), and trusts those hooks on the same
@@ -83,11 +82,7 @@ export const codexAgent: AgentAdapter = {
     if (!event) return line.trim() ? [line] : [];
     return renderCodexEvent(event);
   },
-  hookOutput(reply: HookReply): HookOutput {
-    if (reply.verdict === 'continue')
-      return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
-    return { stdout: '', exitCode: 0 };
-  },
+  hookOutput: blockingStopHookOutput,
 };
 
 interface Item {
