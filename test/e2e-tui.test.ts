@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SQRT_FIX } from '../src/demo/demo-project.js';
 import { CLI, tempDir } from './helpers/repo.js';
 import { until } from './helpers/until.js';
+import { terminalEnv } from './helpers/tmux.js';
 
 // The built `lanes demo` drawn in a real terminal: a tmux server of its own (160×48),
 // driven with send-keys and read with capture-pane. Each step waits for what the screen
@@ -16,24 +17,6 @@ const SESSION = 'demo';
 const SCREENS_DIR = join(import.meta.dirname, '..', 'docs', 'screens');
 const WRITE_SCREENS = process.env.LANES_WRITE_SCREENS === '1';
 const POLL_MS = 100;
-
-/** The environment of the tmux server: no CI flag (Ink draws only the last frame in CI), no Herdr. */
-function terminalEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of [
-    'CI',
-    'CONTINUOUS_INTEGRATION',
-    'NODE_ENV',
-    'FORCE_COLOR',
-    'NO_COLOR',
-    'TMUX',
-    'TMUX_PANE',
-    'HERDR_ENV',
-  ])
-    delete env[name];
-  for (const name of Object.keys(env)) if (name.startsWith('VITEST')) delete env[name];
-  return env;
-}
 
 async function tmux(...args: string[]): Promise<string> {
   const result = await execa('tmux', ['-f', '/dev/null', '-L', SOCKET, ...args], {
