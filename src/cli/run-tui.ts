@@ -87,7 +87,7 @@ export async function runTui(run: TuiRun): Promise<number> {
         // (a budget_stopped batch goes on only with a larger budget: said, not thrown into the loop)
         const why = limitsRefusal(ports.store.readRecord(), {});
         if (why) store!.notice(`resume: ${why}: lanes resume --approve --budget N`);
-        else coordinator.approve({ confirmationTime: new Date().toISOString() });
+        else coordinator.approve({ confirmationTime: ports.clock.now().toISOString() });
       },
       retry: (task) => coordinator.retry(task),
       review: (task, verdict) => coordinator.review({ task_id: task, verdict }),

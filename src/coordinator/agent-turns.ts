@@ -3,6 +3,7 @@ import { checkHookMessage } from '../core/hook-message.js';
 import type { HookMessage, HookReply, LaneFacts } from '../core/hook-message.js';
 import { openAttempt } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
+import type { Clock } from '../core/ports.js';
 import { recordSessionId, reworkKey, reworkToType, turnVerdict } from '../core/turn.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
@@ -28,6 +29,8 @@ export interface AgentTurnsDeps {
   turnEnded(task: string): void;
   /** The agent says it waits for the user (a permission prompt). */
   waiting(task: string, message: string | null): void;
+  /** The time the kernel records a learnt session id at. */
+  clock: Clock;
 }
 
 export class AgentTurns {
@@ -95,7 +98,7 @@ export class AgentTurns {
     let kernel = lanes.get(message.task)!.kernel!;
     const open = openAttempt(kernel)!;
     if (message.session_id && open.session_id !== message.session_id) {
-      kernel = recordSessionId(kernel, open.n, message.session_id, new Date().toISOString());
+      kernel = recordSessionId(kernel, open.n, message.session_id, this.deps.clock.now().toISOString());
       this.store.writeKernel(kernel);
     }
     if (message.kind === 'session') {

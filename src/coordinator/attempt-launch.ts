@@ -3,6 +3,7 @@ import type { ExecutorProfile } from '../core/config.js';
 import { startAttempt } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
 import type { PlanChild } from '../core/plan.js';
+import type { Clock } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
 import type { Host, LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
@@ -21,6 +22,7 @@ export interface AttemptContext {
   turns: AgentTurns;
   /** The lanes hook an agent runs (`node <bundle> hook`). */
   hookArgv: readonly string[];
+  clock: Clock;
 }
 
 export interface Executor {
@@ -53,7 +55,7 @@ export async function launchAttempt(
   if (launch.token) await ctx.turns.open();
   const spec = launchSpec(launch, h, ctx.batchId, profile, ctx.turns.socketPath);
   const session = await ctx.host.open(spec);
-  const started = startAttempt(kernel, attemptStart(launch, session), new Date().toISOString());
+  const started = startAttempt(kernel, attemptStart(launch, session), ctx.clock.now().toISOString());
   ctx.store.writeKernel(started);
   if (launch.token) ctx.turns.launched(h.task_id, started); // (its prompt carries the kernel's rework)
   ctx.store.journal('executor-spawned', {

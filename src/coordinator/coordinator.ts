@@ -13,6 +13,7 @@ import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import type { Host, LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { ExecutorRunner } from './executor-runner.js';
+import type { RunnerEvents } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
 import { HUMAN_STOPS } from '../core/wait-verdict.js';
@@ -79,13 +80,15 @@ export class Coordinator {
     this.steward = new Steward(options.repoRoot, options.batchId, options.config, (task) =>
       store.logDir(task),
     );
-    this.runner = new ExecutorRunner(options.batchId, store, options.config, options.host, store.readPlan(), {
+    const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
       paused: (why) => this.emit({ kind: 'paused', why }),
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
-    });
+    };
+    const { batchId, config, host, ports } = options;
+    this.runner = new ExecutorRunner(batchId, store, config, host, store.readPlan(), events, ports);
     this.waysOut = new WaysOut({
       repoRoot: options.repoRoot,
       store,
@@ -145,7 +148,7 @@ export class Coordinator {
     if (session?.running) return session.kill();
     const child = this.options.ports.store.readRecord().children.find((c) => c.task_id === taskId);
     if (child?.state === 'needs_human')
-      this.approve({ confirmationTime: new Date().toISOString(), only: [taskId] });
+      this.approve({ confirmationTime: this.options.ports.clock.now().toISOString(), only: [taskId] });
   }
   stop(): void {
     this.stopping = true;

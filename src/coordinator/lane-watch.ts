@@ -2,6 +2,7 @@ import { laneAsksUser, laneFiles, laneOutput, laneScreen, newLaneLife } from '..
 import type { HealthChange, HealthStep, LaneHealth, LaneLife } from '../core/lane-health.js';
 import { readLaneStatus } from '../git/lane-status.js';
 import { changedPaths } from '../git/worktrees.js';
+import type { Clock } from '../core/ports.js';
 import type { LaneSession } from '../hosts/host.js';
 
 // Watches every live lane for the health hints of src/core/lane-health.ts (waiting,
@@ -34,6 +35,8 @@ export interface LaneWatchOptions {
    */
   animated?(task: string): boolean;
   stallTimeoutMs: number;
+  /** What every health step is judged against (src/core/lane-health.ts takes `now` as a value). */
+  clock: Clock;
   onChange(task: string, health: LaneHealth, what: HealthChange): void;
 }
 
@@ -44,7 +47,7 @@ export class LaneWatch {
 
   watch(task: string, session: LaneSession | null, lanePath: string, base: string): void {
     this.forget(task);
-    const now = Date.now();
+    const now = this.options.clock.now().getTime();
     const w: Watched = {
       session,
       lanePath,
@@ -86,7 +89,7 @@ export class LaneWatch {
     const w = this.lanes.get(task);
     if (!w) return;
     const animated = this.options.animated?.(task) ?? false;
-    this.apply(task, w, laneOutput(w.life, Date.now(), animated));
+    this.apply(task, w, laneOutput(w.life, this.options.clock.now().getTime(), animated));
     if (w.quietTimer) clearTimeout(w.quietTimer);
     w.quietTimer = setTimeout(() => this.checkPrompt(task), WAITING_DEBOUNCE_MS);
     w.quietTimer.unref();
@@ -108,7 +111,7 @@ export class LaneWatch {
 
   /** Periodic: file fingerprints for the stall watch, and changed paths for scope drift. */
   async check(): Promise<void> {
-    const now = Date.now();
+    const now = this.options.clock.now().getTime();
     for (const [task, w] of this.lanes) {
       try {
         await this.checkLane(task, w, now);

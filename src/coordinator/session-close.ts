@@ -1,4 +1,5 @@
 import { recordSessionClosed, sessionShouldClose } from '../core/turn.js';
+import type { Clock } from '../core/ports.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 
@@ -56,6 +57,7 @@ export async function closeFinished(ctx: {
   store: BatchFiles;
   quitKeysOf(task: string): readonly string[] | null;
   forget(task: string): void;
+  clock: Clock;
 }): Promise<void> {
   const record = ctx.store.readRecord();
   const closing: Promise<void>[] = [];
@@ -72,7 +74,7 @@ export async function closeFinished(ctx: {
         const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
         if (read.kind === 'ok' && attempt)
           ctx.store.writeKernel(
-            recordSessionClosed(read.record, attempt.n, closed.how, closed, new Date().toISOString()),
+            recordSessionClosed(read.record, attempt.n, closed.how, closed, ctx.clock.now().toISOString()),
           );
         ctx.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
       }),
