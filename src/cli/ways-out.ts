@@ -71,7 +71,7 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
         else released++;
       }
     }
-    const trashed = await trashDroppedLanes(way.repo.root, way.repo.stateDir, ports.store.readRecord());
+    const trashed = await trashDroppedLanes(way.repo.root, ports.store.trashDir(), ports.store.readRecord());
     for (const t of trashed)
       ports.store.journal('lane-trashed', {
         task: t.task_id,

@@ -3,10 +3,9 @@ import { checkHookMessage } from '../core/hook-message.js';
 import type { HookMessage, HookReply, LaneFacts } from '../core/hook-message.js';
 import { openAttempt } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import { recordSessionId, reworkKey, reworkToType, turnVerdict } from '../core/turn.js';
 import type { LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { HookChannel } from './hook-channel.js';
 
 // The coordinator's side of agents' hooks: a message is checked against the lane's
@@ -40,7 +39,7 @@ export class AgentTurns {
   private readonly sent = new Map<string, string>();
 
   constructor(
-    private readonly store: BatchFiles,
+    private readonly store: CoordinatorStorePort,
     private readonly deps: AgentTurnsDeps,
   ) {
     this.channel = new HookChannel(
@@ -56,7 +55,7 @@ export class AgentTurns {
   /** Opens the channel once (the journal names its socket). */
   async open(): Promise<void> {
     if (this.channel.socketPath) return;
-    await this.channel.open(`${this.store.stateDir}\0${this.store.batchId}`);
+    await this.channel.open(this.store.channelName());
     this.store.journal('hook-channel', { socket: this.channel.socketPath });
   }
 

@@ -3,10 +3,9 @@ import type { ExecutorProfile } from '../core/config.js';
 import { startAttempt } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
 import type { PlanChild } from '../core/plan.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
 import type { Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { attemptStart, launchSpec, prepareLaunch } from './agent-launch.js';
 import type { PreparedLaunch } from './agent-launch.js';
 import type { AgentTurns } from './agent-turns.js';
@@ -17,7 +16,7 @@ import type { AgentTurns } from './agent-turns.js';
 
 export interface AttemptContext {
   batchId: string;
-  store: BatchFiles;
+  store: CoordinatorStorePort;
   host: Host;
   turns: AgentTurns;
   /** The lanes hook an agent runs (`node <bundle> hook`). */

@@ -8,10 +8,9 @@ import type { Handoff, Report } from '../core/report.js';
 import type { Approval } from '../core/resume.js';
 import { tick } from '../core/tick.js';
 import type { ReviewVerdict } from '../core/tick.js';
-import type { TickPorts } from '../core/ports.js';
+import type { CoordinatorStorePort, TickPorts } from '../core/ports.js';
 import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import type { Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { ExecutorRunner } from './executor-runner.js';
 import type { RunnerEvents } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
@@ -36,8 +35,8 @@ export type CoordinatorEvent =
 export interface CoordinatorOptions {
   batchId: string;
   repoRoot: string;
-  /** The ways out need the state directory itself (their requests, the trash), hence BatchFiles. */
-  ports: TickPorts & { store: BatchFiles };
+  /** The ways out need the state directory itself (their requests, the trash), hence CoordinatorStorePort. */
+  ports: TickPorts & { store: CoordinatorStorePort };
   config: Config;
   host: Host;
   approval?: Approval;

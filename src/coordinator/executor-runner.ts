@@ -7,14 +7,13 @@ import { nextExecutorStep } from '../core/executor-step.js';
 import { abandonAttempt } from '../core/kernel.js';
 import type { Attempt, KernelRecord } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
 import { changedPathsAtExit } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { crashPoint } from '../process/crash-points.js';
 import { learnSessionId } from './agent-launch.js';
 import { launchAttempt } from './attempt-launch.js';
@@ -68,7 +67,7 @@ export class ExecutorRunner {
 
   constructor(
     private readonly batchId: string,
-    private readonly store: BatchFiles,
+    private readonly store: CoordinatorStorePort,
     private readonly config: Config,
     private readonly host: Host,
     private plan: Plan,

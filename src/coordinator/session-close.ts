@@ -1,7 +1,6 @@
 import { recordSessionClosed, sessionShouldClose } from '../core/turn.js';
-import type { Clock } from '../core/ports.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import type { LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 
 // Closing an agent's session once its lane's work is integrated: its own quit first (the
 // keys it takes to leave), then SIGTERM, then SIGKILL, each after a grace period. The way
@@ -54,7 +53,7 @@ interface LiveSession {
 /** Closes, all at once, the live sessions of lanes whose work is integrated; records how each ended. */
 export async function closeFinished(ctx: {
   live: Map<string, LiveSession>;
-  store: BatchFiles;
+  store: CoordinatorStorePort;
   quitKeysOf(task: string): readonly string[] | null;
   forget(task: string): void;
   clock: Clock;

@@ -12,10 +12,6 @@ import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
 // the worktree is moved — by git, so it stays a worktree one can open — to
 // <state dir>/trash/<batch>/<child>. Repeatable: a lane already moved is not there any more.
 
-export function trashDir(stateDir: string, batchId: string): string {
-  return join(stateDir, 'trash', batchId);
-}
-
 export interface Trashed {
   task_id: string;
   from: string;
@@ -25,7 +21,8 @@ export interface Trashed {
 
 export async function trashDroppedLanes(
   repoRoot: string,
-  stateDir: string,
+  /** The batch's trash folder (CoordinatorStorePort.trashDir). */
+  trash: string,
   record: BatchRecord,
   /** Children whose executor still runs: left for a later call. */
   busy: (taskId: string) => boolean = () => false,
@@ -40,9 +37,8 @@ export async function trashDroppedLanes(
     if (!tree || tree.branch !== lane.branch) continue; // not our worktree (any more): left alone
     const tip = await keepLaneWork(lane.path, lane.branch, repoRoot);
     crashPoint('after-lane-kept', lane.task_id);
-    let to = join(trashDir(stateDir, record.batch_id), lane.task_id);
-    for (let n = 2; existsSync(to); n++)
-      to = join(trashDir(stateDir, record.batch_id), `${lane.task_id}.${n}`);
+    let to = join(trash, lane.task_id);
+    for (let n = 2; existsSync(to); n++) to = join(trash, `${lane.task_id}.${n}`);
     mkdirSync(dirname(to), { recursive: true });
     await git(repoRoot, ['worktree', 'move', lane.path, to]);
     done.push({ task_id: lane.task_id, from: lane.path, to, branch_tip: tip });

@@ -27,6 +27,26 @@ export interface StorePort {
   logDir(taskId: string): string;
 }
 
+/** A request left by `lanes drop` / `lanes cancel` for the coordinator that runs the batch. */
+export type WayOutRequest =
+  { action: 'drop'; task_id: string; reason: string } | { action: 'cancel'; reason: string };
+
+/**
+ * What the coordinator needs of the store beyond the tick's: the requests other terminals
+ * leave, where dropped lanes go, and a name for the batch's hook socket.
+ */
+export interface CoordinatorStorePort extends StorePort {
+  readonly batchId: string;
+  /** Unique to this batch in this state directory: the hook channel's socket is named after it. */
+  channelName(): string;
+  /** The requests waiting, oldest first (an unreadable one is removed). */
+  pendingRequests(): { file: string; request: WayOutRequest }[];
+  /** Done with a request: its file goes (the command that left it waits for that). */
+  removeRequest(file: string): void;
+  /** The folder the worktrees of dropped children are moved into. */
+  trashDir(): string;
+}
+
 export interface CommitSummary {
   sha: string;
   parents: string[];
