@@ -8,8 +8,7 @@ import type { Handoff, Report } from '../core/report.js';
 import type { Approval } from '../core/resume.js';
 import { tick } from '../core/tick.js';
 import type { ReviewVerdict } from '../core/tick.js';
-import type { CoordinatorStorePort, TickPorts } from '../core/ports.js';
-import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
+import type { CoordinatorStorePort, TickPorts, WorktreePort } from '../core/ports.js';
 import type { Host, LaneSession } from '../hosts/host.js';
 import { ExecutorRunner } from './executor-runner.js';
 import type { RunnerEvents } from './executor-runner.js';
@@ -37,6 +36,8 @@ export interface CoordinatorOptions {
   repoRoot: string;
   /** The ways out need the state directory itself (their requests, the trash), hence CoordinatorStorePort. */
   ports: TickPorts & { store: CoordinatorStorePort };
+  /** The lane worktrees (src/git/lane-worktrees.ts). */
+  worktrees: WorktreePort;
   config: Config;
   host: Host;
   approval?: Approval;
@@ -76,9 +77,8 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     const store = options.ports.store;
     this.approval = options.approval;
-    this.steward = new Steward(options.repoRoot, options.batchId, options.config, (task) =>
-      store.logDir(task),
-    );
+    const { batchId, config, host, ports, worktrees } = options;
+    this.steward = new Steward(options.repoRoot, batchId, config, (task) => store.logDir(task), worktrees);
     const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
@@ -86,8 +86,8 @@ export class Coordinator {
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
     };
-    const { batchId, config, host, ports } = options;
-    this.runner = new ExecutorRunner(batchId, store, config, host, store.readPlan(), events, ports);
+    const runnerOptions = { clock: ports.clock, worktrees };
+    this.runner = new ExecutorRunner(batchId, store, config, host, store.readPlan(), events, runnerOptions);
     this.waysOut = new WaysOut({
       repoRoot: options.repoRoot,
       store,
@@ -280,13 +280,14 @@ export class Coordinator {
   /** Worktrees under the lanes root that the record does not know: reported, never deleted. */
   private async reportUnknownWorktrees(): Promise<void> {
     const root = dirname(this.steward.lanePath('x'));
-    const rootReal = realpathOrNull(root) ?? root;
+    const wt = this.options.worktrees;
+    const rootReal = wt.realpath(root) ?? root;
     const record = this.options.ports.store.readRecord();
     const known = new Set(
-      record.children.flatMap((c) => (c.lane ? [realpathOrNull(c.lane.path) ?? c.lane.path] : [])),
+      record.children.flatMap((c) => (c.lane ? [wt.realpath(c.lane.path) ?? c.lane.path] : [])),
     );
-    for (const w of await listWorktrees(this.options.repoRoot)) {
-      const real = realpathOrNull(w.path) ?? w.path;
+    for (const w of await wt.list()) {
+      const real = wt.realpath(w.path) ?? w.path;
       if (!real.startsWith(`${rootReal}/`) || known.has(real)) continue;
       if (w.branch?.startsWith(`lane/${this.options.batchId}/`)) continue; // provisioned, not admitted yet: reused
       this.options.ports.store.journal('worktree-unknown', { path: w.path, branch: w.branch });

@@ -47,6 +47,45 @@ export interface CoordinatorStorePort extends StorePort {
   trashDir(): string;
 }
 
+export interface WorktreeInfo {
+  path: string;
+  head: string | null;
+  /** Short branch name, or null when detached. */
+  branch: string | null;
+}
+
+/**
+ * The lane worktrees as the steward, the lane watch and the coordinator see them (adapter:
+ * src/git/lane-worktrees.ts). The rules about them are the core's (lane-provision.ts,
+ * lane-release.ts, lane-health.ts); this only reads and changes worktrees.
+ */
+export interface WorktreePort {
+  list(): Promise<WorktreeInfo[]>;
+  /** The real path (symlinks resolved), or null when nothing is there. */
+  realpath(path: string): string | null;
+  exists(path: string): boolean;
+  /** Nothing changed, staged or untracked. */
+  isClean(path: string): Promise<boolean>;
+  /** The commit a local branch points at, or null when there is no such branch. */
+  branchTip(branch: string): Promise<string | null>;
+  /** `commit` is `tip` or one of its ancestors. */
+  onBranch(commit: string, tip: string): Promise<boolean>;
+  /** The commit a worktree's HEAD is at, or null. */
+  headOf(path: string): Promise<string | null>;
+  /** `git worktree add` of `branch` at `base` (the branch made, or reset when it exists): null, or why not. */
+  add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null>;
+  /** Moves the worktree's branch to `base`, keeping nothing of its own in the way: false when refused. */
+  resetKeep(path: string, base: string): Promise<boolean>;
+  /** Detaches the worktree and deletes its branch. */
+  deleteBranch(path: string, branch: string): Promise<void>;
+  /** `git worktree remove` without --force: null, or why it failed. */
+  remove(path: string): Promise<string | null>;
+  /** What the lane watch compares: a fingerprint of the lane's files and the paths changed since `base`. */
+  lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }>;
+  /** The paths changed since `base` when the executor exited (kept for the tick's QA). */
+  changedAtExit(path: string, base: string): Promise<string[]>;
+}
+
 export interface CommitSummary {
   sha: string;
   parents: string[];
