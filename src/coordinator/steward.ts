@@ -1,5 +1,8 @@
 import { basename, join, resolve } from 'node:path';
 import type { Config } from '../core/config.js';
+import { mayMoveToBase, provisionFailure, provisionStep } from '../core/lane-provision.js';
+import type { LaneSpot } from '../core/lane-provision.js';
+import { releaseStep } from '../core/lane-release.js';
 import type { WorktreePort } from '../core/ports.js';
 import { crashPoint } from '../process/crash-points.js';
 import type { Handoff } from '../core/report.js';
@@ -33,32 +36,21 @@ export class Steward {
   }
 
   async provision(h: Extract<Handoff, { action: 'provision' }>): Promise<ProvisionResult> {
-    const wt = this.worktrees;
     const path = this.lanePath(h.task_id);
     const failed = (reason: string): ProvisionResult => ({
       kind: 'failed',
       taskId: h.task_id,
-      reason: `lane setup failed: ${reason}`,
+      reason: provisionFailure(reason),
     });
-    // Only a path that exists can be a lane left from before a crash: no worktree listing
-    // (a git call per provision) for the usual new lane.
-    const real = wt.exists(path) ? wt.realpath(path) : null;
-    const existing = real === null ? undefined : (await wt.list()).find((w) => wt.realpath(w.path) === real);
-    if (existing) {
-      // A lane made before a crash and never admitted: reuse it when it is clean and unused.
-      if (existing.branch !== h.lane_branch)
-        return failed(`${path} is a worktree on ${existing.branch ?? 'a detached HEAD'}`);
-      if (!(await wt.isClean(path))) return failed(`${path} already exists with changes in it`);
-      if (existing.head !== h.base_head) {
-        const moved = await this.moveToBase(path, h.base_head);
-        if (!moved) return failed(`${path} already exists with commits of its own`);
-      }
-    } else {
-      if (wt.exists(path)) return failed(`${path} exists and is not a worktree of this repository`);
-      const branchTip = await wt.branchTip(h.lane_branch);
-      if (branchTip !== null && !(await wt.onBranch(branchTip, h.base_head)))
-        return failed(`branch ${h.lane_branch} already exists with commits that are not on the batch branch`);
-      const why = await wt.add(path, h.lane_branch, h.base_head, branchTip !== null);
+    const step = provisionStep(
+      { path, branch: h.lane_branch, base: h.base_head },
+      await this.spotAt(path, h),
+    );
+    if (step.kind === 'fail') return failed(step.reason);
+    if (step.kind === 'move-to-base' && !(await this.moveToBase(path, h.base_head)))
+      return failed(step.ifRefused);
+    if (step.kind === 'add') {
+      const why = await this.worktrees.add(path, h.lane_branch, h.base_head, step.branchExists);
       if (why !== null) return failed(why);
       crashPoint('after-worktree-add', h.task_id);
     }
@@ -69,6 +61,22 @@ export class Steward {
     return { kind: 'offer', taskId: h.task_id, path };
   }
 
+  /** What is at a lane's path (src/core/lane-provision.ts decides what to do with it). */
+  private async spotAt(path: string, h: Extract<Handoff, { action: 'provision' }>): Promise<LaneSpot> {
+    const wt = this.worktrees;
+    if (wt.exists(path)) {
+      // Only a path that exists can be a lane left from before a crash: no worktree listing
+      // (a git call per provision) for the usual new lane.
+      const real = wt.realpath(path);
+      const tree = real === null ? undefined : (await wt.list()).find((w) => wt.realpath(w.path) === real);
+      if (!tree) return { kind: 'not-a-worktree' };
+      return { kind: 'worktree', branch: tree.branch, head: tree.head, clean: await wt.isClean(path) };
+    }
+    const branchTip = await wt.branchTip(h.lane_branch);
+    const tipOnBase = branchTip !== null && (await wt.onBranch(branchTip, h.base_head));
+    return { kind: 'free', branchTip, tipOnBase };
+  }
+
   /**
    * Moves an unused lane to a new base on its own branch (after batch_lane_base_mismatch).
    * `reset --keep` refuses when a file it would change has changes of the lane's own, so no
@@ -76,8 +84,8 @@ export class Steward {
    */
   async moveToBase(path: string, base: string): Promise<boolean> {
     const head = await this.worktrees.headOf(path);
-    if (head === null || !(await this.worktrees.onBranch(head, base))) return false;
-    return this.worktrees.resetKeep(path, base);
+    const onBase = head !== null && (await this.worktrees.onBranch(head, base));
+    return mayMoveToBase(head, onBase) && this.worktrees.resetKeep(path, base);
   }
 
   /**
@@ -90,13 +98,21 @@ export class Steward {
     batchBranch: string,
   ): Promise<string | null> {
     const wt = this.worktrees;
-    if (!wt.exists(h.lane_path)) return null;
-    const tip = await wt.branchTip(batchBranch);
-    if (tip === null || !(await wt.onBranch(integrationCommit, tip)))
-      return `the integration of ${h.task_id} is not on ${batchBranch}: lane kept`;
+    const laneExists = wt.exists(h.lane_path);
+    const batchTip = laneExists ? await wt.branchTip(batchBranch) : null;
+    const integratedOnTip = batchTip !== null && (await wt.onBranch(integrationCommit, batchTip));
+    const keepLaneBranches = this.config.keep_lane_branches;
+    const step = releaseStep(h.task_id, batchBranch, {
+      laneExists,
+      batchTip,
+      integratedOnTip,
+      keepLaneBranches,
+    });
+    if (step.kind === 'gone') return null;
+    if (step.kind === 'keep') return step.why;
     // The branch goes first (the lane detached from it): a crash between the two leaves
     // a lane the next release finds again, never a branch that nothing deletes any more.
-    if (!this.config.keep_lane_branches) await wt.deleteBranch(h.lane_path, h.lane_branch);
+    if (step.deleteBranch) await wt.deleteBranch(h.lane_path, h.lane_branch);
     const why = await wt.remove(h.lane_path);
     if (why !== null) return why;
     crashPoint('after-worktree-remove', h.task_id);
