@@ -7,6 +7,7 @@ import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../core/record.js';
 import type { Handoff, Report } from '../core/report.js';
 import type { Approval } from '../core/resume.js';
 import { tick } from '../core/tick.js';
+import { unknownWorktrees } from '../core/unknown-worktrees.js';
 import type { ReviewVerdict } from '../core/tick.js';
 import type { CoordinatorStorePort, TickPorts, WorktreePort } from '../core/ports.js';
 import type { Host, LaneSession } from '../hosts/host.js';
@@ -277,7 +278,7 @@ export class Coordinator {
     return this.runner.ensure(h);
   }
 
-  /** Worktrees under the lanes root that the record does not know: reported, never deleted. */
+  /** Worktrees under the lanes root that the record does not know (core/unknown-worktrees.ts): reported. */
   private async reportUnknownWorktrees(): Promise<void> {
     const root = dirname(this.steward.lanePath('x'));
     const wt = this.options.worktrees;
@@ -286,10 +287,9 @@ export class Coordinator {
     const known = new Set(
       record.children.flatMap((c) => (c.lane ? [wt.realpath(c.lane.path) ?? c.lane.path] : [])),
     );
-    for (const w of await wt.list()) {
-      const real = wt.realpath(w.path) ?? w.path;
-      if (!real.startsWith(`${rootReal}/`) || known.has(real)) continue;
-      if (w.branch?.startsWith(`lane/${this.options.batchId}/`)) continue; // provisioned, not admitted yet: reused
+    const worktrees = (await wt.list()).map((w) => ({ ...w, real: wt.realpath(w.path) ?? w.path }));
+    const batchId = this.options.batchId;
+    for (const w of unknownWorktrees({ worktrees, lanesRoot: rootReal, known, batchId })) {
       this.options.ports.store.journal('worktree-unknown', { path: w.path, branch: w.branch });
       this.emit({ kind: 'notice', text: `unknown worktree under the lanes root (left alone): ${w.path}` });
     }
