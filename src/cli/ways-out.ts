@@ -78,7 +78,11 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
         else released++;
       }
     }
-    const trashed = await trashDroppedLanes(way.repo.root, ports.store.trashDir(), ports.store.readRecord());
+    const trashed = await trashDroppedLanes(
+      new LaneWorktrees(way.repo.root),
+      ports.store.trashDir(),
+      ports.store.readRecord(),
+    );
     for (const t of trashed)
       ports.store.journal('lane-trashed', {
         task: t.task_id,

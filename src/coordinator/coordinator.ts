@@ -90,7 +90,7 @@ export class Coordinator {
     const runnerOptions = { clock: ports.clock, worktrees };
     this.runner = new ExecutorRunner(batchId, store, config, host, store.readPlan(), events, runnerOptions);
     this.waysOut = new WaysOut({
-      repoRoot: options.repoRoot,
+      worktrees,
       store,
       runner: this.runner,
       wake: () => this.signal(),

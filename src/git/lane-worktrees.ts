@@ -4,6 +4,7 @@ import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { isAncestor, resolveCommit } from './commits.js';
 import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
+import { keepLaneWork } from './lane-work.js';
 import { RepoSessions } from './repo-sessions.js';
 import { linkedGitDir } from './worktree-files.js';
 import { changedPaths, changedPathsAtExit, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
@@ -86,6 +87,15 @@ export class LaneWorktrees implements WorktreePort {
 
   changedAtExit(path: string, base: string): Promise<string[]> {
     return changedPathsAtExit(path, base);
+  }
+
+  keepWork(path: string, branch: string): Promise<string> {
+    return keepLaneWork(path, branch, this.repoRoot);
+  }
+
+  async move(path: string, to: string): Promise<void> {
+    mkdirSync(dirname(to), { recursive: true });
+    await git(this.repoRoot, ['worktree', 'move', path, to]);
   }
 
   /**
