@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { batchPorts } from '../src/cli/batch-ports.js';
+import { LaneWorktrees } from '../src/git/lane-worktrees.js';
 import { createBatch, preflight } from '../src/cli/confirm.js';
 import { Coordinator } from '../src/coordinator/coordinator.js';
 import { loadConfig } from '../src/store/config-file.js';
@@ -60,6 +61,7 @@ async function measure(keysPerWave: number): Promise<{ idle: number[]; busy: num
     batchId: parsed.batch,
     repoRoot: repo.root,
     ports,
+    worktrees: new LaneWorktrees(repo.root),
     config: loadConfig(repo.root),
     host,
     onEvent: (event) => store?.onEvent(event),

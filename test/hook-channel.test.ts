@@ -6,6 +6,7 @@ import { claudeAgent } from '../src/agents/claude.js';
 import { tokenDigest } from '../src/core/hook-message.js';
 import { applyQa, startAttempt } from '../src/core/kernel.js';
 import { AgentTurns } from '../src/coordinator/agent-turns.js';
+import { systemClock } from '../src/process/system-clock.js';
 import type { BatchFiles } from '../src/store/batch-files.js';
 import { startBatch } from './helpers/batch.js';
 import type { Driver } from './helpers/batch.js';
@@ -65,6 +66,7 @@ children:
     agentOf: () => claudeAgent,
     turnEnded: (task) => void ended.push(task),
     waiting: () => {},
+    clock: systemClock,
   });
   await turns.open();
 });

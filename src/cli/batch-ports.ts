@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { loadConfig } from '../store/config-file.js';
 import { crashPoint } from '../process/crash-points.js';
+import { systemClock } from '../process/system-clock.js';
 import type { TickPorts } from '../core/ports.js';
 import { FinalRunner } from '../coordinator/final-runner.js';
 import { RepoGit } from '../git/repo-git.js';
@@ -32,7 +33,7 @@ export function batchPorts(
       runChecks,
       prepare: (dir, logPathFor) => prepareCheckout(repo.root, dir, config, logPathFor),
     },
-    clock: { now: () => new Date() },
+    clock: systemClock,
     newRunId,
     integrationChecks: config.integration_checks,
     finalChecks: config.final_checks,

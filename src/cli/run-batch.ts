@@ -13,6 +13,7 @@ import { acquireBatchLock } from '../store/lock.js';
 import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
+import { LaneWorktrees } from '../git/lane-worktrees.js';
 import type { CommandContext } from './context.js';
 import { formatReport } from './print-report.js';
 import { progressPrinter } from './progress.js';
@@ -89,6 +90,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
     batchId: options.batchId,
     repoRoot: options.repo.root,
     ports: batchPorts(options.repo, options.batchId),
+    worktrees: new LaneWorktrees(options.repo.root),
     config,
     host,
     ...(options.approval ? { approval: options.approval } : {}),

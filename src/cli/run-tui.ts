@@ -14,6 +14,7 @@ import type { Host } from '../hosts/host.js';
 import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
+import { LaneWorktrees } from '../git/lane-worktrees.js';
 import { landBatch } from '../coordinator/land-batch.js';
 import { exitCodeForState } from './exit-codes.js';
 import { makeHost } from './run-batch.js';
@@ -72,6 +73,7 @@ export async function runTui(run: TuiRun): Promise<number> {
       batchId: run.batchId,
       repoRoot: run.repo.root,
       ports,
+      worktrees: new LaneWorktrees(run.repo.root),
       config,
       host,
       waitForHuman: true,
@@ -87,7 +89,7 @@ export async function runTui(run: TuiRun): Promise<number> {
         // (a budget_stopped batch goes on only with a larger budget: said, not thrown into the loop)
         const why = limitsRefusal(ports.store.readRecord(), {});
         if (why) store!.notice(`resume: ${why}: lanes resume --approve --budget N`);
-        else coordinator.approve({ confirmationTime: new Date().toISOString() });
+        else coordinator.approve({ confirmationTime: ports.clock.now().toISOString() });
       },
       retry: (task) => coordinator.retry(task),
       review: (task, verdict) => coordinator.review({ task_id: task, verdict }),

@@ -16,6 +16,7 @@ import { requestsDir, writeRequest } from '../store/requests.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { existsSync } from 'node:fs';
 import { batchPorts } from './batch-ports.js';
+import { LaneWorktrees } from '../git/lane-worktrees.js';
 import type { CommandContext } from './context.js';
 import { formatReport } from './print-report.js';
 
@@ -60,8 +61,14 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
     let report: Report = await tick(ports, input);
     let released = 0;
     if (way.request.action === 'cancel') {
-      const steward = new Steward(way.repo.root, way.batchId, loadConfig(way.repo.root), (t) =>
-        ports.store.tasks.logDir(t),
+      const config = loadConfig(way.repo.root);
+      const worktrees = new LaneWorktrees(way.repo.root);
+      const steward = new Steward(
+        way.repo.root,
+        way.batchId,
+        config,
+        (t) => ports.store.logDir(t),
+        worktrees,
       );
       for (const h of report.handoffs) {
         const commit = report.children.find((c) => c.task_id === h.task_id)?.commit;
@@ -71,7 +78,11 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
         else released++;
       }
     }
-    const trashed = await trashDroppedLanes(way.repo.root, way.repo.stateDir, ports.store.readRecord());
+    const trashed = await trashDroppedLanes(
+      new LaneWorktrees(way.repo.root),
+      ports.store.trashDir(),
+      ports.store.readRecord(),
+    );
     for (const t of trashed)
       ports.store.journal('lane-trashed', {
         task: t.task_id,

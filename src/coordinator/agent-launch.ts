@@ -5,7 +5,7 @@ import type { ExecutorProfile } from '../core/config.js';
 import { tokenDigest } from '../core/hook-message.js';
 import type { AttemptStart, KernelRecord } from '../core/kernel.js';
 import type { PlanChild } from '../core/plan.js';
-import type { StorePort } from '../core/ports.js';
+import type { Clock, StorePort } from '../core/ports.js';
 import { recordSessionId, resumeInstruction, sessionToResume } from '../core/turn.js';
 import type { LaneSession, LaunchSpec } from '../hosts/host.js';
 import { processStartTime } from '../process/process-info.js';
@@ -129,11 +129,12 @@ export function learnSessionId(
   store: StorePort,
   task: string,
   attempt: number,
+  clock: Clock,
 ): void {
   const found = (id: string) => {
     const read = store.readKernel(task);
     if (read.kind === 'ok')
-      store.writeKernel(recordSessionId(read.record, attempt, id, new Date().toISOString()));
+      store.writeKernel(recordSessionId(read.record, attempt, id, clock.now().toISOString()));
   };
   let partial = '';
   const stop = session.onOutput((chunk) => {

@@ -3,9 +3,9 @@ import { checkHookMessage } from '../core/hook-message.js';
 import type { HookMessage, HookReply, LaneFacts } from '../core/hook-message.js';
 import { openAttempt } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import { recordSessionId, reworkKey, reworkToType, turnVerdict } from '../core/turn.js';
 import type { LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { HookChannel } from './hook-channel.js';
 
 // The coordinator's side of agents' hooks: a message is checked against the lane's
@@ -28,6 +28,8 @@ export interface AgentTurnsDeps {
   turnEnded(task: string): void;
   /** The agent says it waits for the user (a permission prompt). */
   waiting(task: string, message: string | null): void;
+  /** The time the kernel records a learnt session id at. */
+  clock: Clock;
 }
 
 export class AgentTurns {
@@ -37,7 +39,7 @@ export class AgentTurns {
   private readonly sent = new Map<string, string>();
 
   constructor(
-    private readonly store: BatchFiles,
+    private readonly store: CoordinatorStorePort,
     private readonly deps: AgentTurnsDeps,
   ) {
     this.channel = new HookChannel(
@@ -53,7 +55,7 @@ export class AgentTurns {
   /** Opens the channel once (the journal names its socket). */
   async open(): Promise<void> {
     if (this.channel.socketPath) return;
-    await this.channel.open(`${this.store.stateDir}\0${this.store.batchId}`);
+    await this.channel.open(this.store.channelName());
     this.store.journal('hook-channel', { socket: this.channel.socketPath });
   }
 
@@ -95,7 +97,7 @@ export class AgentTurns {
     let kernel = lanes.get(message.task)!.kernel!;
     const open = openAttempt(kernel)!;
     if (message.session_id && open.session_id !== message.session_id) {
-      kernel = recordSessionId(kernel, open.n, message.session_id, new Date().toISOString());
+      kernel = recordSessionId(kernel, open.n, message.session_id, this.deps.clock.now().toISOString());
       this.store.writeKernel(kernel);
     }
     if (message.kind === 'session') {

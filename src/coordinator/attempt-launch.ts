@@ -3,9 +3,9 @@ import type { ExecutorProfile } from '../core/config.js';
 import { startAttempt } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
 import type { PlanChild } from '../core/plan.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
 import type { Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { attemptStart, launchSpec, prepareLaunch } from './agent-launch.js';
 import type { PreparedLaunch } from './agent-launch.js';
 import type { AgentTurns } from './agent-turns.js';
@@ -16,11 +16,12 @@ import type { AgentTurns } from './agent-turns.js';
 
 export interface AttemptContext {
   batchId: string;
-  store: BatchFiles;
+  store: CoordinatorStorePort;
   host: Host;
   turns: AgentTurns;
   /** The lanes hook an agent runs (`node <bundle> hook`). */
   hookArgv: readonly string[];
+  clock: Clock;
 }
 
 export interface Executor {
@@ -53,7 +54,7 @@ export async function launchAttempt(
   if (launch.token) await ctx.turns.open();
   const spec = launchSpec(launch, h, ctx.batchId, profile, ctx.turns.socketPath);
   const session = await ctx.host.open(spec);
-  const started = startAttempt(kernel, attemptStart(launch, session), new Date().toISOString());
+  const started = startAttempt(kernel, attemptStart(launch, session), ctx.clock.now().toISOString());
   ctx.store.writeKernel(started);
   if (launch.token) ctx.turns.launched(h.task_id, started); // (its prompt carries the kernel's rework)
   ctx.store.journal('executor-spawned', {

@@ -7,12 +7,12 @@ import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../core/record.js';
 import type { Handoff, Report } from '../core/report.js';
 import type { Approval } from '../core/resume.js';
 import { tick } from '../core/tick.js';
+import { unknownWorktrees } from '../core/unknown-worktrees.js';
 import type { ReviewVerdict } from '../core/tick.js';
-import type { TickPorts } from '../core/ports.js';
-import { listWorktrees, realpathOrNull } from '../git/worktrees.js';
+import type { CoordinatorStorePort, TickPorts, WorktreePort } from '../core/ports.js';
 import type { Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { ExecutorRunner } from './executor-runner.js';
+import type { RunnerEvents } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
 import { HUMAN_STOPS } from '../core/wait-verdict.js';
@@ -35,8 +35,10 @@ export type CoordinatorEvent =
 export interface CoordinatorOptions {
   batchId: string;
   repoRoot: string;
-  /** The ways out need the state directory itself (their requests, the trash), hence BatchFiles. */
-  ports: TickPorts & { store: BatchFiles };
+  /** The ways out need the state directory itself (their requests, the trash), hence CoordinatorStorePort. */
+  ports: TickPorts & { store: CoordinatorStorePort };
+  /** The lane worktrees (src/git/lane-worktrees.ts). */
+  worktrees: WorktreePort;
   config: Config;
   host: Host;
   approval?: Approval;
@@ -76,18 +78,19 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     const store = options.ports.store;
     this.approval = options.approval;
-    this.steward = new Steward(options.repoRoot, options.batchId, options.config, (task) =>
-      store.logDir(task),
-    );
-    this.runner = new ExecutorRunner(options.batchId, store, options.config, options.host, store.readPlan(), {
+    const { batchId, config, host, ports, worktrees } = options;
+    this.steward = new Steward(options.repoRoot, batchId, config, (task) => store.logDir(task), worktrees);
+    const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
       paused: (why) => this.emit({ kind: 'paused', why }),
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
-    });
+    };
+    const runnerOptions = { clock: ports.clock, worktrees };
+    this.runner = new ExecutorRunner(batchId, store, config, host, store.readPlan(), events, runnerOptions);
     this.waysOut = new WaysOut({
-      repoRoot: options.repoRoot,
+      worktrees,
       store,
       runner: this.runner,
       wake: () => this.signal(),
@@ -145,7 +148,7 @@ export class Coordinator {
     if (session?.running) return session.kill();
     const child = this.options.ports.store.readRecord().children.find((c) => c.task_id === taskId);
     if (child?.state === 'needs_human')
-      this.approve({ confirmationTime: new Date().toISOString(), only: [taskId] });
+      this.approve({ confirmationTime: this.options.ports.clock.now().toISOString(), only: [taskId] });
   }
   stop(): void {
     this.stopping = true;
@@ -275,18 +278,18 @@ export class Coordinator {
     return this.runner.ensure(h);
   }
 
-  /** Worktrees under the lanes root that the record does not know: reported, never deleted. */
+  /** Worktrees under the lanes root that the record does not know (core/unknown-worktrees.ts): reported. */
   private async reportUnknownWorktrees(): Promise<void> {
     const root = dirname(this.steward.lanePath('x'));
-    const rootReal = realpathOrNull(root) ?? root;
+    const wt = this.options.worktrees;
+    const rootReal = wt.realpath(root) ?? root;
     const record = this.options.ports.store.readRecord();
     const known = new Set(
-      record.children.flatMap((c) => (c.lane ? [realpathOrNull(c.lane.path) ?? c.lane.path] : [])),
+      record.children.flatMap((c) => (c.lane ? [wt.realpath(c.lane.path) ?? c.lane.path] : [])),
     );
-    for (const w of await listWorktrees(this.options.repoRoot)) {
-      const real = realpathOrNull(w.path) ?? w.path;
-      if (!real.startsWith(`${rootReal}/`) || known.has(real)) continue;
-      if (w.branch?.startsWith(`lane/${this.options.batchId}/`)) continue; // provisioned, not admitted yet: reused
+    const worktrees = (await wt.list()).map((w) => ({ ...w, real: wt.realpath(w.path) ?? w.path }));
+    const batchId = this.options.batchId;
+    for (const w of unknownWorktrees({ worktrees, lanesRoot: rootReal, known, batchId })) {
       this.options.ports.store.journal('worktree-unknown', { path: w.path, branch: w.branch });
       this.emit({ kind: 'notice', text: `unknown worktree under the lanes root (left alone): ${w.path}` });
     }

@@ -7,13 +7,12 @@ import { nextExecutorStep } from '../core/executor-step.js';
 import { abandonAttempt } from '../core/kernel.js';
 import type { Attempt, KernelRecord } from '../core/kernel.js';
 import type { Plan } from '../core/plan.js';
+import type { Clock, CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
-import { changedPathsAtExit } from '../git/worktrees.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 import { crashPoint } from '../process/crash-points.js';
 import { learnSessionId } from './agent-launch.js';
 import { launchAttempt } from './attempt-launch.js';
@@ -47,6 +46,9 @@ export interface Live {
 }
 
 export interface RunnerOptions {
+  /** What attempts are stamped with and run times measured by (the tick's clock). */
+  clock: Clock;
+  worktrees: WorktreePort;
   /** The lanes hook an agent runs (`node <bundle> hook`); the kind is appended by the adapter. */
   hookArgv?: readonly string[];
 }
@@ -64,12 +66,12 @@ export class ExecutorRunner {
 
   constructor(
     private readonly batchId: string,
-    private readonly store: BatchFiles,
+    private readonly store: CoordinatorStorePort,
     private readonly config: Config,
     private readonly host: Host,
     private plan: Plan,
     private readonly events: RunnerEvents,
-    options: RunnerOptions = {},
+    private readonly options: RunnerOptions,
   ) {
     this.hookArgv = options.hookArgv ?? [process.execPath, process.argv[1] ?? 'lanes', 'hook'];
     this.turns = new AgentTurns(store, {
@@ -80,12 +82,15 @@ export class ExecutorRunner {
         this.events.wake();
       },
       waiting: (task) => this.watch.markWaiting(task),
+      clock: this.options.clock,
     });
     this.watch = new LaneWatch({
       scopeOf: (task) => this.plan.children.find((c) => c.id === task)?.scope ?? ['**'],
       promptPatternsOf: (task) => promptPatternsOf(this.profileOf(task).profile),
       animated: (task) => agentOf(this.profileOf(task).profile).name !== 'command',
       stallTimeoutMs: config.stall_timeout_ms,
+      clock: this.options.clock,
+      worktrees: options.worktrees,
       onChange: (task, health, what) => {
         if (what === 'stalled') this.store.journal('stalled', { task, quiet_ms: config.stall_timeout_ms });
         this.events.health(task, health, what);
@@ -135,11 +140,11 @@ export class ExecutorRunner {
     if (step.kind !== 'start' || !child || !kernel) return false;
     const { name, profile } = this.profileOf(h.task_id);
     const agent = agentOf(profile);
-    const { batchId, store, host, turns, hookArgv } = this;
-    const ctx = { batchId, store, host, turns, hookArgv };
+    const { batchId, store, host, turns, hookArgv, options } = this;
+    const ctx = { batchId, store, host, turns, hookArgv, clock: options.clock };
     const { session, attempt, launch } = await launchAttempt(ctx, h, child, kernel, { name, profile, agent });
     this.track(h, session, launch.statusPath);
-    if (launch.sessionId === null) learnSessionId(session, agent, this.store, h.task_id, attempt);
+    if (launch.sessionId === null) learnSessionId(session, agent, store, h.task_id, attempt, options.clock);
     this.events.launched(h.task_id, attempt, session);
     return false;
   }
@@ -173,7 +178,7 @@ export class ExecutorRunner {
   }
 
   private track(h: ExecutorHandoff, session: LaneSession, statusPath: string | null): void {
-    const live: Live = { session, runId: h.run_id, startedAt: Date.now() };
+    const live: Live = { session, runId: h.run_id, startedAt: this.options.clock.now().getTime() };
     this.live.set(h.task_id, live);
     this.watchLane(h, session);
     void session.exited.then(async (exit) => {
@@ -184,7 +189,7 @@ export class ExecutorRunner {
 
   /** An executor from before a restart that still runs: wait for it through its pid and status file. */
   private watchOrphan(h: ExecutorHandoff, open: Attempt): void {
-    const live: Live = { session: null, runId: h.run_id, startedAt: Date.now() };
+    const live: Live = { session: null, runId: h.run_id, startedAt: this.options.clock.now().getTime() };
     this.live.set(h.task_id, live);
     this.watchLane(h, null);
     void processGone(open.pid!, open.pid_start).then(() => {
@@ -207,7 +212,7 @@ export class ExecutorRunner {
   }
 
   private abandon(task: string, kernel: KernelRecord, attempt: number): KernelRecord {
-    const next = abandonAttempt(kernel, new Date().toISOString());
+    const next = abandonAttempt(kernel, this.options.clock.now().toISOString());
     this.store.writeKernel(next);
     this.store.journal('executor-relaunched', { task, lost_attempt: attempt });
     return next;
@@ -222,9 +227,10 @@ export class ExecutorRunner {
     if (live.closing) return; // closed by lanes after its work was integrated (closeFinished)
     this.watch.forget(h.task_id);
     this.turns.forget(h.task_id);
-    const ranFor = Date.now() - live.startedAt;
+    const ranFor = this.options.clock.now().getTime() - live.startedAt;
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
-    const changed = lane ? (await changedPathsAtExit(lane.path, lane.base_head)).length > 0 : true;
+    const atExit = lane ? await this.options.worktrees.changedAtExit(lane.path, lane.base_head) : null;
+    const changed = atExit === null || atExit.length > 0;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
     const stoppedByLanes = this.stopping.delete(h.task_id);
     const end = {
@@ -273,6 +279,7 @@ export class ExecutorRunner {
     await closeFinished({
       live: this.live,
       store: this.store,
+      clock: this.options.clock,
       quitKeysOf: (task) =>
         this.host.name === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
       forget: (task) => {

@@ -1,7 +1,6 @@
 import { laneAsksUser, laneFiles, laneOutput, laneScreen, newLaneLife } from '../core/lane-health.js';
 import type { HealthChange, HealthStep, LaneHealth, LaneLife } from '../core/lane-health.js';
-import { readLaneStatus } from '../git/lane-status.js';
-import { changedPaths } from '../git/worktrees.js';
+import type { Clock, WorktreePort } from '../core/ports.js';
 import type { LaneSession } from '../hosts/host.js';
 
 // Watches every live lane for the health hints of src/core/lane-health.ts (waiting,
@@ -34,6 +33,10 @@ export interface LaneWatchOptions {
    */
   animated?(task: string): boolean;
   stallTimeoutMs: number;
+  /** What every health step is judged against (src/core/lane-health.ts takes `now` as a value). */
+  clock: Clock;
+  /** Where the lane's files are looked at. */
+  worktrees: Pick<WorktreePort, 'lookAtFiles'>;
   onChange(task: string, health: LaneHealth, what: HealthChange): void;
 }
 
@@ -44,7 +47,7 @@ export class LaneWatch {
 
   watch(task: string, session: LaneSession | null, lanePath: string, base: string): void {
     this.forget(task);
-    const now = Date.now();
+    const now = this.options.clock.now().getTime();
     const w: Watched = {
       session,
       lanePath,
@@ -86,7 +89,7 @@ export class LaneWatch {
     const w = this.lanes.get(task);
     if (!w) return;
     const animated = this.options.animated?.(task) ?? false;
-    this.apply(task, w, laneOutput(w.life, Date.now(), animated));
+    this.apply(task, w, laneOutput(w.life, this.options.clock.now().getTime(), animated));
     if (w.quietTimer) clearTimeout(w.quietTimer);
     w.quietTimer = setTimeout(() => this.checkPrompt(task), WAITING_DEBOUNCE_MS);
     w.quietTimer.unref();
@@ -108,7 +111,7 @@ export class LaneWatch {
 
   /** Periodic: file fingerprints for the stall watch, and changed paths for scope drift. */
   async check(): Promise<void> {
-    const now = Date.now();
+    const now = this.options.clock.now().getTime();
     for (const [task, w] of this.lanes) {
       try {
         await this.checkLane(task, w, now);
@@ -120,13 +123,7 @@ export class LaneWatch {
   }
 
   private async checkLane(task: string, w: Watched, now: number): Promise<void> {
-    // One status gives both the file fingerprint and, while HEAD is the base, the changed paths.
-    const status = await readLaneStatus(w.lanePath);
-    const changed =
-      status && status.head === w.base && status.paths
-        ? status.paths
-        : await changedPaths(w.lanePath, w.base);
-    const look = { fingerprint: status?.entries.join('\0') ?? '', changed };
+    const look = await this.options.worktrees.lookAtFiles(w.lanePath, w.base);
     const step = laneFiles(w.life, look, this.options.scopeOf(task), now, this.options.stallTimeoutMs);
     w.life = step.life;
     for (const change of step.changes) this.options.onChange(task, w.life.health, change);

@@ -1,6 +1,6 @@
 import { recordSessionClosed, sessionShouldClose } from '../core/turn.js';
+import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import type { LaneSession } from '../hosts/host.js';
-import type { BatchFiles } from '../store/batch-files.js';
 
 // Closing an agent's session once its lane's work is integrated: its own quit first (the
 // keys it takes to leave), then SIGTERM, then SIGKILL, each after a grace period. The way
@@ -53,9 +53,10 @@ interface LiveSession {
 /** Closes, all at once, the live sessions of lanes whose work is integrated; records how each ended. */
 export async function closeFinished(ctx: {
   live: Map<string, LiveSession>;
-  store: BatchFiles;
+  store: CoordinatorStorePort;
   quitKeysOf(task: string): readonly string[] | null;
   forget(task: string): void;
+  clock: Clock;
 }): Promise<void> {
   const record = ctx.store.readRecord();
   const closing: Promise<void>[] = [];
@@ -72,7 +73,7 @@ export async function closeFinished(ctx: {
         const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
         if (read.kind === 'ok' && attempt)
           ctx.store.writeKernel(
-            recordSessionClosed(read.record, attempt.n, closed.how, closed, new Date().toISOString()),
+            recordSessionClosed(read.record, attempt.n, closed.how, closed, ctx.clock.now().toISOString()),
           );
         ctx.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
       }),

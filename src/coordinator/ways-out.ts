@@ -1,6 +1,5 @@
+import type { CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { DropRequest } from '../core/ways-out.js';
-import type { BatchFiles } from '../store/batch-files.js';
-import { pendingRequests, removeRequest } from '../store/requests.js';
 import type { ExecutorRunner } from './executor-runner.js';
 import { trashDroppedLanes } from './trash.js';
 
@@ -14,8 +13,8 @@ import { trashDroppedLanes } from './trash.js';
 export const REQUEST_POLL_MS = 250;
 
 export interface WaysOutDeps {
-  repoRoot: string;
-  store: BatchFiles;
+  worktrees: WorktreePort;
+  store: CoordinatorStorePort;
   runner: ExecutorRunner;
   /** Something to do: the loop should tick. */
   wake: () => void;
@@ -58,8 +57,7 @@ export class WaysOut {
   }
 
   private takeRequests(): void {
-    const { stateDir, batchId } = this.deps.store;
-    for (const { file, request } of pendingRequests(stateDir, batchId)) {
+    for (const { file, request } of this.deps.store.pendingRequests()) {
       if (this.requestFiles.has(file)) continue;
       this.requestFiles.add(file);
       if (request.action === 'cancel') this.cancel(request.reason);
@@ -83,19 +81,19 @@ export class WaysOut {
 
   /** The tick persisted the requests: dropped lanes go to the trash, then the request files go. */
   async afterTick(files: readonly string[]): Promise<void> {
-    const { store, runner, repoRoot } = this.deps;
+    const { store, runner, worktrees } = this.deps;
     const record = store.readRecord();
     const dropped = record.children.filter((c) => c.state === 'dropped').map((c) => c.task_id);
     // (a drop that came in while the tick ran: its executor is stopped now)
     await Promise.all(dropped.filter((t) => runner.live.has(t)).map((t) => runner.stop(t)));
     const busy = (task: string) => runner.sessionOf(task)?.running === true;
-    for (const t of await trashDroppedLanes(repoRoot, store.stateDir, record, busy)) {
+    for (const t of await trashDroppedLanes(worktrees, store.trashDir(), record, busy)) {
       store.journal('lane-trashed', { task: t.task_id, from: t.from, to: t.to, branch_tip: t.branch_tip });
       this.deps.notice(`${t.task_id}: dropped; its work is on its lane branch, its worktree in ${t.to}`);
     }
     // Last: the command that left a request waits for its file to go (done, lanes trashed).
     for (const file of files) {
-      removeRequest(file);
+      store.removeRequest(file);
       this.requestFiles.delete(file);
     }
   }

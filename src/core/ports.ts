@@ -27,6 +27,69 @@ export interface StorePort {
   logDir(taskId: string): string;
 }
 
+/** A request left by `lanes drop` / `lanes cancel` for the coordinator that runs the batch. */
+export type WayOutRequest =
+  { action: 'drop'; task_id: string; reason: string } | { action: 'cancel'; reason: string };
+
+/**
+ * What the coordinator needs of the store beyond the tick's: the requests other terminals
+ * leave, where dropped lanes go, and a name for the batch's hook socket.
+ */
+export interface CoordinatorStorePort extends StorePort {
+  readonly batchId: string;
+  /** Unique to this batch in this state directory: the hook channel's socket is named after it. */
+  channelName(): string;
+  /** The requests waiting, oldest first (an unreadable one is removed). */
+  pendingRequests(): { file: string; request: WayOutRequest }[];
+  /** Done with a request: its file goes (the command that left it waits for that). */
+  removeRequest(file: string): void;
+  /** The folder the worktrees of dropped children are moved into. */
+  trashDir(): string;
+}
+
+export interface WorktreeInfo {
+  path: string;
+  head: string | null;
+  /** Short branch name, or null when detached. */
+  branch: string | null;
+}
+
+/**
+ * The lane worktrees as the steward, the lane watch and the coordinator see them (adapter:
+ * src/git/lane-worktrees.ts). The rules about them are the core's (lane-provision.ts,
+ * lane-release.ts, lane-health.ts); this only reads and changes worktrees.
+ */
+export interface WorktreePort {
+  list(): Promise<WorktreeInfo[]>;
+  /** The real path (symlinks resolved), or null when nothing is there. */
+  realpath(path: string): string | null;
+  exists(path: string): boolean;
+  /** Nothing changed, staged or untracked. */
+  isClean(path: string): Promise<boolean>;
+  /** The commit a local branch points at, or null when there is no such branch. */
+  branchTip(branch: string): Promise<string | null>;
+  /** `commit` is `tip` or one of its ancestors. */
+  onBranch(commit: string, tip: string): Promise<boolean>;
+  /** The commit a worktree's HEAD is at, or null. */
+  headOf(path: string): Promise<string | null>;
+  /** `git worktree add` of `branch` at `base` (the branch made, or reset when it exists): null, or why not. */
+  add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null>;
+  /** Moves the worktree's branch to `base`, keeping nothing of its own in the way: false when refused. */
+  resetKeep(path: string, base: string): Promise<boolean>;
+  /** Detaches the worktree and deletes its branch. */
+  deleteBranch(path: string, branch: string): Promise<void>;
+  /** `git worktree remove` without --force: null, or why it failed. */
+  remove(path: string): Promise<string | null>;
+  /** What the lane watch compares: a fingerprint of the lane's files and the paths changed since `base`. */
+  lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }>;
+  /** The paths changed since `base` when the executor exited (kept for the tick's QA). */
+  changedAtExit(path: string, base: string): Promise<string[]>;
+  /** Commits everything in the worktree onto its own branch (nothing lost when it goes): the new tip. */
+  keepWork(path: string, branch: string): Promise<string>;
+  /** `git worktree move` (it stays a worktree one can open); the folders above `to` are made. */
+  move(path: string, to: string): Promise<void>;
+}
+
 export interface CommitSummary {
   sha: string;
   parents: string[];

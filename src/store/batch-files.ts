@@ -3,19 +3,20 @@ import { LanesError } from '../core/errors.js';
 import type { KernelRecord } from '../core/kernel.js';
 import { parsePlanText, planDigest } from '../core/plan.js';
 import type { Plan } from '../core/plan.js';
-import type { KernelRead, StorePort } from '../core/ports.js';
+import type { CoordinatorStorePort, KernelRead, WayOutRequest } from '../core/ports.js';
 import type { BatchRecord } from '../core/record.js';
 import type { Report } from '../core/report.js';
 import { BatchStore } from './batch-store.js';
 import { Journal } from './journal.js';
 import type { JournalEvent } from './journal.js';
+import { pendingRequests, removeRequest } from './requests.js';
 import { readStateFile, writeStateFileAtomic } from './safe-fs.js';
 import { batchPaths } from './state-dir.js';
 import { TaskStore } from './task-store.js';
 
-// The StorePort over the state directory of one batch.
+// The store ports (the tick's and the coordinator's) over the state directory of one batch.
 
-export class BatchFiles implements StorePort {
+export class BatchFiles implements CoordinatorStorePort {
   readonly store: BatchStore;
   readonly tasks: TaskStore;
   readonly journalFile: Journal;
@@ -103,5 +104,21 @@ export class BatchFiles implements StorePort {
 
   logDir(taskId: string): string {
     return this.tasks.logDir(taskId);
+  }
+
+  channelName(): string {
+    return `${this.stateDir}\0${this.batchId}`;
+  }
+
+  pendingRequests(): { file: string; request: WayOutRequest }[] {
+    return pendingRequests(this.stateDir, this.batchId);
+  }
+
+  removeRequest(file: string): void {
+    removeRequest(file);
+  }
+
+  trashDir(): string {
+    return join(this.stateDir, 'trash', this.batchId);
   }
 }

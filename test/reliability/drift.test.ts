@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { LaneWatch } from '../../src/coordinator/lane-watch.js';
 import type { BatchRecord } from '../../src/core/record.js';
 import { changedPaths } from '../../src/git/worktrees.js';
+import { systemClock } from '../../src/process/system-clock.js';
+import { LaneWorktrees } from '../../src/git/lane-worktrees.js';
 import { git, snapshotTree, tempDir } from '../helpers/repo.js';
 import { until } from '../helpers/until.js';
 import {
@@ -232,6 +234,8 @@ describe('a lane that vanishes while lanes looks at it', () => {
       scopeOf: () => ['a'],
       promptPatternsOf: () => [],
       stallTimeoutMs: 60_000,
+      clock: systemClock,
+      worktrees: new LaneWorktrees(repo),
       onChange: (_task, _health, what) => void changes.push(what),
     });
     watch.watch('L', null, gone, base);

@@ -2,6 +2,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Steward } from '../../src/coordinator/steward.js';
+import { LaneWorktrees } from '../../src/git/lane-worktrees.js';
 import { DEFAULT_CONFIG } from '../../src/core/config.js';
 import { idSchema } from '../../src/core/ids.js';
 import { BatchFiles } from '../../src/store/batch-files.js';
@@ -64,7 +65,7 @@ describe('ids and the paths made from them', () => {
   });
 
   it('keeps every lane inside the lanes root and every state file inside the state dir', () => {
-    const steward = new Steward(REPO, 'b', DEFAULT_CONFIG, () => '/unused');
+    const steward = new Steward(REPO, 'b', DEFAULT_CONFIG, () => '/unused', new LaneWorktrees(REPO));
     const lanesRoot = join(REPO, '..', 'some-repo.lanes', 'b');
     let tried = 0;
     let ok = 0;
@@ -101,6 +102,7 @@ describe('ids and the paths made from them', () => {
       'b',
       { ...DEFAULT_CONFIG, lanes_root: '/tmp/l/{batch}-{child}/work' },
       () => '/x',
+      new LaneWorktrees(REPO),
     );
     fc.assert(
       fc.property(idArb, (id) => {

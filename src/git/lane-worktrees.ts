@@ -1,0 +1,123 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
+import { isAncestor, resolveCommit } from './commits.js';
+import { git } from './git.js';
+import { readLaneStatus } from './lane-status.js';
+import { keepLaneWork } from './lane-work.js';
+import { RepoSessions } from './repo-sessions.js';
+import { linkedGitDir } from './worktree-files.js';
+import { changedPaths, changedPathsAtExit, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
+
+// The WorktreePort over one repository: lane worktrees read through the repository's
+// long-lived git processes where they can (RepoSessions), changed by `git worktree`.
+
+export class LaneWorktrees implements WorktreePort {
+  constructor(private readonly repoRoot: string) {}
+
+  private get sessions(): RepoSessions {
+    return RepoSessions.of(this.repoRoot);
+  }
+
+  list(): Promise<WorktreeInfo[]> {
+    return listWorktrees(this.repoRoot);
+  }
+
+  realpath(path: string): string | null {
+    return realpathOrNull(path);
+  }
+
+  exists(path: string): boolean {
+    return existsSync(path);
+  }
+
+  isClean(path: string): Promise<boolean> {
+    return isClean(path);
+  }
+
+  branchTip(branch: string): Promise<string | null> {
+    return this.sessions.objects.resolve(`refs/heads/${branch}^{commit}`);
+  }
+
+  async onBranch(commit: string, tip: string): Promise<boolean> {
+    if (commit === tip) return true;
+    return (await this.sessions.objects.reaches(commit, tip)) ?? isAncestor(this.repoRoot, commit, tip);
+  }
+
+  async headOf(path: string): Promise<string | null> {
+    const gitDir = linkedGitDir(path);
+    return gitDir === null
+      ? resolveCommit(path, 'HEAD')
+      : this.sessions.objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
+  }
+
+  async add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null> {
+    mkdirSync(dirname(path), { recursive: true });
+    const args = branchExists ? ['-B', branch] : ['-b', branch];
+    const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...args, path, base], {
+      okCodes: [128, 255],
+    });
+    return add.exitCode === 0 ? null : add.stderr.trim();
+  }
+
+  async resetKeep(path: string, base: string): Promise<boolean> {
+    // `reset --keep` refuses when a file it would change has changes of the lane's own.
+    const moved = await git(path, ['reset', '--keep', '--quiet', base], { okCodes: [1, 128] });
+    return moved.exitCode === 0;
+  }
+
+  async deleteBranch(path: string, branch: string): Promise<void> {
+    if (await this.detachAndDeleteBranch(path, branch)) return;
+    await git(path, ['checkout', '--quiet', '--detach']);
+    await git(this.repoRoot, ['branch', '-D', '--quiet', branch], { okCodes: [1] });
+  }
+
+  async remove(path: string): Promise<string | null> {
+    const removed = await git(this.repoRoot, ['worktree', 'remove', path], { okCodes: [128] });
+    return removed.exitCode === 0 ? null : `git worktree remove failed: ${removed.stderr.trim()}`;
+  }
+
+  async lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }> {
+    // One status gives both the file fingerprint and, while HEAD is the base, the changed paths.
+    const status = await readLaneStatus(path);
+    const changed =
+      status && status.head === base && status.paths ? status.paths : await changedPaths(path, base);
+    return { fingerprint: status?.entries.join('\0') ?? '', changed };
+  }
+
+  changedAtExit(path: string, base: string): Promise<string[]> {
+    return changedPathsAtExit(path, base);
+  }
+
+  keepWork(path: string, branch: string): Promise<string> {
+    return keepLaneWork(path, branch, this.repoRoot);
+  }
+
+  async move(path: string, to: string): Promise<void> {
+    mkdirSync(dirname(to), { recursive: true });
+    await git(this.repoRoot, ['worktree', 'move', path, to]);
+  }
+
+  /**
+   * Detaches the lane at its branch tip and deletes the branch in one ref transaction (the
+   * lane's HEAD is `worktrees/<id>/HEAD` to the repository). False when that cannot be
+   * done that way (not a linked worktree, the branch not where it was read): checkout and
+   * branch -D then.
+   */
+  private async detachAndDeleteBranch(lanePath: string, branch: string): Promise<boolean> {
+    const gitDir = linkedGitDir(lanePath);
+    if (gitDir === null) return false;
+    const id = basename(gitDir);
+    const ref = `refs/heads/${branch}`;
+    const [tip, head] = await Promise.all([
+      this.sessions.objects.resolve(ref),
+      this.sessions.objects.resolve(`worktrees/${id}/HEAD`),
+    ]);
+    if (tip === null || head !== tip) return false;
+    return this.sessions.refs.transaction([
+      'option no-deref',
+      `update worktrees/${id}/HEAD ${tip}`,
+      `delete ${ref} ${tip}`,
+    ]);
+  }
+}
