@@ -3,6 +3,7 @@ import pty from 'node-pty';
 import { wrapWithExitStatus } from './exit-status.js';
 import { killGroup } from '../process/process-group.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
+import { drainAfterExit } from './pty-drain.js';
 import { ScreenModel } from './screen.js';
 import { Transcript } from './transcript.js';
 
@@ -48,26 +49,36 @@ export class PtyHost implements Host {
     // Flow control: while the screen model is more than a few chunks behind, the pty is
     // paused, so a flood of output waits in the kernel's pty buffer (and the executor
     // blocks) instead of piling up in memory and starving keystrokes of the event loop.
+    // Once the child has exited the pty is never paused again and is read to its end (see
+    // pty-drain.ts): what is left is bounded by the kernel's pty buffer, and node-pty would
+    // otherwise throw it away.
     let behind = 0;
+    let childGone = false;
+    drainAfterExit(proc, () => {
+      childGone = true;
+    });
     proc.onData((data) => {
       behind++;
-      if (behind === MAX_CHUNKS_BEHIND) proc.pause();
+      if (behind === MAX_CHUNKS_BEHIND && !childGone) proc.pause();
       void screen.write(data).then(() => {
         behind--;
-        // (also after the exit: the end of a flood still waits in the paused pty)
         if (behind === MAX_CHUNKS_BEHIND - 1) proc.resume();
       });
       transcript.add(data);
       for (const l of listeners) l(data);
     });
     const exited = new Promise<ExitInfo>((resolve) => {
+      // node-pty reports the exit once the pty is read to its end; the session ends when the
+      // screen model has parsed that end too, so its last lines are the executor's last.
       proc.onExit(({ exitCode, signal }) => {
         running = false;
         transcript.close();
-        resolve({
-          code: signal ? null : exitCode,
-          signal: signal ? (SIGNALS[signal] ?? `SIG${signal}`) : null,
-        });
+        void screen.flushed().then(() =>
+          resolve({
+            code: signal ? null : exitCode,
+            signal: signal ? (SIGNALS[signal] ?? `SIG${signal}`) : null,
+          }),
+        );
       });
     });
     const session: PtySession = {
