@@ -1,14 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LaunchSpec } from '../src/hosts/host.js';
 import { PtyHost } from '../src/hosts/pty-host.js';
 import { tempDir } from './helpers/repo.js';
-import { until } from './helpers/until.js';
 
-// A pane whose executor exits while its screen model is behind (the pty paused by flow
-// control) or while a background process holds the pty open: nothing the executor wrote may
-// be lost, neither in the transcript nor on the screen (src/hosts/pty-drain.ts). Real ptys,
+// A pane whose executor exits while its screen model is behind, or while a background
+// process holds the pty open: nothing the executor wrote may be lost, neither in the
+// transcript nor on the screen (src/hosts/screen.ts, src/hosts/pty-drain.ts). Real ptys,
 // a real headless xterm; the waits are on files and on the session's own exit.
 
 const hosts: PtyHost[] = [];
@@ -45,55 +44,77 @@ function ptyHost(): PtyHost {
 }
 
 const LAST = 'LAST-LINE-OF-THE-EXECUTOR';
+const STEPS = 48;
 
 /**
- * An executor (node) that prints a bulk of 2 MB, then waits for the file `go`, then prints a
- * tail a little larger than the 32 chunks the screen model may lag behind (so the pty is
- * paused with the rest of the tail in the kernel's buffer) and exits at once.
+ * An executor (node) that prints a bulk of 2 MB, then STEPS short lines one at a time (each
+ * waits, at most 20 ms, for the file `ack-<i>` the test writes when it has read the line, so
+ * each is a chunk of its own: 32 chunks behind are reached whatever the chunk sizes of the
+ * bulk were), then a tail of 200 lines (15 KB), and exits at once.
  */
-function floodThenTail(go: string): string[] {
+function floodThenSteps(dir: string): string[] {
   const script = `
     const fs = require('node:fs');
+    const path = require('node:path');
     const line = (tag, i) => tag + ' ' + String(i).padStart(7, '0') + ' ' + 'x'.repeat(60) + '\\n';
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    const out = (text) => {
+      // Every byte, even where the pty takes a write in part (or not at all, EAGAIN).
+      for (let rest = Buffer.from(text); rest.length > 0; ) {
+        try {
+          rest = rest.subarray(fs.writeSync(1, rest));
+        } catch (error) {
+          if (error.code !== 'EAGAIN') throw error;
+          Atomics.wait(nap, 0, 0, 1);
+        }
+      }
+    };
     let bulk = '';
     for (let i = 0; i < 28000; i++) bulk += line('bulk', i);
-    fs.writeSync(1, bulk + 'BULK-END\\n');
-    const nap = new Int32Array(new SharedArrayBuffer(4));
-    while (!fs.existsSync(${JSON.stringify(go)})) Atomics.wait(nap, 0, 0, 5);
+    out(bulk + 'BULK-END\\n');
+    for (let i = 0; i < ${STEPS}; i++) {
+      out('step ' + i + '\\n');
+      const ack = path.join(${JSON.stringify(dir)}, 'ack-' + i);
+      for (let waited = 0; waited < 20 && !fs.existsSync(ack); waited++) Atomics.wait(nap, 0, 0, 1);
+    }
     let tail = '';
-    for (let i = 0; i < 2400; i++) tail += line('tail', i);
-    fs.writeSync(1, tail + ${JSON.stringify(LAST)} + '\\n');
+    for (let i = 0; i < 200; i++) tail += line('tail', i);
+    out(tail + ${JSON.stringify(LAST)} + '\\n');
   `;
   return [process.execPath, '-e', script];
 }
 
 describe('PtyHost at the executor exit', () => {
   it('keeps every byte when the executor exits while its screen model is behind', async () => {
-    const dir = tempDir('lanes-pty-drain-go-');
-    const go = join(dir, 'go');
-    const spec = launch(floodThenTail(go));
+    const dir = tempDir('lanes-pty-drain-acks-');
+    const spec = launch(floodThenSteps(dir));
     const session = await ptyHost().open(spec);
-    // When the bulk has been read, the screen model is given 4 M lines to scroll through
-    // first (as a busy TUI keeps it behind), and only then is the executor let go.
+    // When the bulk has been read, the screen model is given 8 M lines to scroll through
+    // first (as a busy TUI keeps it behind), and the steps pile up behind them. A pty host
+    // that paused its pty while the screen model was 32 chunks behind lost the rest here:
+    // the executor exited with it still in the kernel's pty buffer.
     let seen = '';
+    let behind = false;
     session.onOutput((chunk) => {
-      if (existsSync(go)) return;
       seen = (seen + chunk).slice(-64);
-      if (!seen.includes('BULK-END')) return;
-      const scroll = '\n'.repeat(4000);
-      for (let i = 0; i < 1000; i++) void session.screen.write(scroll);
-      writeFileSync(go, '');
+      if (!behind && seen.includes('BULK-END')) {
+        behind = true;
+        const scroll = '\n'.repeat(4000);
+        for (let i = 0; i < 2000; i++) void session.screen.write(scroll);
+      }
+      for (const m of chunk.matchAll(/step (\d+)/g)) writeFileSync(join(dir, `ack-${m[1]}`), '');
     });
 
     expect(await session.exited).toEqual({ code: 0, signal: null });
     const logged = readFileSync(spec.logPath, 'utf8').split('\r\n');
     expect(logged.pop()).toBe('');
     expect(logged.at(-1)).toBe(LAST);
-    expect(logged.filter((l) => l.startsWith('tail ')).length).toBe(2400);
     expect(logged.filter((l) => l.startsWith('bulk ')).length).toBe(28000);
+    expect(logged.filter((l) => l.startsWith('step ')).length).toBe(STEPS);
+    expect(logged.filter((l) => l.startsWith('tail ')).length).toBe(200);
     // `exited` waits for the screen model: its last lines are the executor's last.
-    expect(session.recentLines(2)).toEqual([`tail 0002399 ${'x'.repeat(60)}`, LAST]);
-    expect(session.screen.lines().some((l) => l === LAST)).toBe(true);
+    expect(session.recentLines(2)).toEqual([`tail 0000199 ${'x'.repeat(60)}`, LAST]);
+    expect(session.screen.lines()).toContain(LAST);
   });
 
   it('ends with the output read to its end when a background process holds the pty open', async () => {
@@ -113,6 +134,6 @@ describe('PtyHost at the executor exit', () => {
     expect(lines.at(-2)).toBe(LAST);
     expect(lines.filter((l) => /^\d+$/.test(l)).length).toBe(30000);
     expect(session.recentLines(2)).toEqual(['30000', LAST]);
-    await until(() => session.screen.lines().includes(LAST), `${LAST} on the screen`, { timeoutMs: 8000 });
+    expect(session.screen.lines()).toContain(LAST);
   });
 });

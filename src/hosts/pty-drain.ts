@@ -5,14 +5,14 @@ import type { IPty } from 'node-pty';
 // node-pty 1.1.0 (lib/unixTerminal.js) waits for the pty's read socket to close by itself
 // once the child has exited (it closes with EIO when the kernel's pty buffer is read empty),
 // but only 200 ms: then it destroys the socket. Output still unread at that moment is lost,
-// in the screen model and in the transcript. It is unread when the pane is paused by flow
-// control (its screen model is behind) or when a busy event loop has not come round to it.
+// in the screen model and in the transcript: the kernel keeps a few KB of it (more is lost
+// there already, which is why the pty host never pauses a pty), and a busy event loop may
+// not have come round to reading them.
 //
-// So that timer's destroy becomes "drain, then destroy": the pane is told the child is gone
-// (it resumes the pty and never pauses it again), reading goes on, and the socket is
-// destroyed only when it has stayed quiet for QUIET_MS (a background process the executor
-// left may hold the pty open, so EIO may never come), or after LONGEST_DRAIN_MS whatever
-// happens (such a process may keep writing forever).
+// So that timer's destroy becomes "drain, then destroy": the socket is resumed, reading
+// goes on, and the socket is destroyed only when it has stayed quiet for QUIET_MS (a
+// background process the executor left may hold the pty open, so EIO may never come), or
+// after LONGEST_DRAIN_MS whatever happens (such a process may keep writing forever).
 
 /** No output for this long after the child's exit: the pty is read to its end. */
 const QUIET_MS = 100;
@@ -29,11 +29,10 @@ interface ReadSocket {
 }
 
 /**
- * Makes node-pty read `proc` to its end after the child exits; `onChildGone` runs when the
- * drain starts (the child has exited, and the output still unread is bounded by the kernel's
- * pty buffer). Returns false (nothing changed) if node-pty's internals are not as expected.
+ * Makes node-pty read `proc` to its end after the child exits. Returns false (nothing
+ * changed) if node-pty's internals are not as expected.
  */
-export function drainAfterExit(proc: IPty, onChildGone: () => void): boolean {
+export function drainAfterExit(proc: IPty): boolean {
   const socket = (proc as unknown as { _socket?: ReadSocket })._socket;
   if (!socket || typeof socket.destroy !== 'function' || typeof socket.read !== 'function') return false;
   const destroy = socket.destroy.bind(socket);
@@ -42,7 +41,7 @@ export function drainAfterExit(proc: IPty, onChildGone: () => void): boolean {
   proc.onData(() => {
     chunks++;
   });
-  // A paused socket goes on reading into its own buffer (up to its high-water mark), so
+  // A paused socket (pause() is node-pty's API; lanes does not call it) goes on reading into its own buffer (up to its high-water mark), so
   // the read that fails with EIO at the end may come while output waits there: hand it on
   // (read() emits it as data) before the socket is destroyed with the error.
   const handOnBuffered = (): void => {
@@ -51,7 +50,6 @@ export function drainAfterExit(proc: IPty, onChildGone: () => void): boolean {
   socket.destroy = (error?: Error) => {
     if (socket.destroyed) return destroy(error);
     if (error !== undefined || socket.readableEnded) {
-      if (!draining) onChildGone();
       draining = true;
       handOnBuffered();
       return destroy(error);
@@ -59,7 +57,6 @@ export function drainAfterExit(proc: IPty, onChildGone: () => void): boolean {
     // Only node-pty's post-exit timer destroys a readable socket without an error.
     if (draining) return socket;
     draining = true;
-    onChildGone();
     socket.resume();
     const startedAt = Date.now();
     const check = (seen: number): void => {

@@ -14,13 +14,6 @@ export interface PtySession extends LaneSession {
   readonly screen: ScreenModel;
 }
 
-/**
- * Chunks of pty output (up to 4 KB each) the screen model may lag behind before the pty is
- * paused. 32 keeps a flood moving (fewer pause/resume turns than 8; see pane_throughput in
- * docs/BENCH.md) while xterm still parses in short slices, so keys are not starved.
- */
-const MAX_CHUNKS_BEHIND = 32;
-
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
 export class PtyHost implements Host {
@@ -46,25 +39,13 @@ export class PtyHost implements Host {
       env: { ...process.env, ...spec.env, TERM: 'xterm-256color' } as Record<string, string>,
     });
     let running = true;
-    // Flow control: while the screen model is more than a few chunks behind, the pty is
-    // paused, so a flood of output waits in the kernel's pty buffer (and the executor
-    // blocks) instead of piling up in memory and starving keystrokes of the event loop.
-    // Once the child has exited the pty is never paused again and is read to its end (see
-    // pty-drain.ts): what is left is bounded by the kernel's pty buffer, and node-pty would
-    // otherwise throw it away.
-    let behind = 0;
-    let childGone = false;
-    drainAfterExit(proc, () => {
-      childGone = true;
-    });
+    // The pty is read as fast as the executor writes, never paused: a pty left unread when
+    // its executor exits loses output (docs/DECISIONS.md "Pane output"). The transcript gets
+    // every byte at once; the screen model queues what it has not parsed yet (bounded).
+    drainAfterExit(proc);
     proc.onData((data) => {
-      behind++;
-      if (behind === MAX_CHUNKS_BEHIND && !childGone) proc.pause();
-      void screen.write(data).then(() => {
-        behind--;
-        if (behind === MAX_CHUNKS_BEHIND - 1) proc.resume();
-      });
       transcript.add(data);
+      void screen.write(data);
       for (const l of listeners) l(data);
     });
     const exited = new Promise<ExitInfo>((resolve) => {
