@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LaunchSpec } from '../src/hosts/host.js';
 import { PtyHost } from '../src/hosts/pty-host.js';
+import { ScreenModel } from '../src/hosts/screen.js';
 import { tempDir } from './helpers/repo.js';
 
 // A pane whose executor exits while its screen model is behind, or while a background
@@ -135,5 +136,25 @@ describe('PtyHost at the executor exit', () => {
     expect(lines.filter((l) => /^\d+$/.test(l)).length).toBe(30000);
     expect(session.recentLines(2)).toEqual(['30000', LAST]);
     expect(session.screen.lines()).toContain(LAST);
+  });
+});
+
+describe('ScreenModel behind a flood', () => {
+  it('drops the oldest queued output, keeps the end on the screen and the screen it was on', async () => {
+    const screen = new ScreenModel(80, 24, 100);
+    const line = `${'y'.repeat(70)}\r\n`;
+    const writes: Promise<void>[] = [];
+    // Past the chunks xterm is given at once: these wait in the queue, and are dropped.
+    for (let i = 0; i < 100; i++) writes.push(screen.write(line));
+    writes.push(screen.write('\x1b[31mred from here on, on the alternate screen\r\n\x1b[?1049h'));
+    for (let i = 0; i < 40_000; i++) writes.push(screen.write(line)); // 2.9 M characters
+    writes.push(screen.write('THE-END'));
+    await screen.flushed();
+    await Promise.all(writes); // every write settles, parsed or dropped
+    expect(screen.lines().at(-1)).toBe('THE-END');
+    expect(screen.isAlternate).toBe(true);
+    // Dropping reset the colours: the end is drawn in the default colour.
+    expect(screen.styledLines().at(-1)).toMatchObject([{ text: 'THE-END', fg: null }]);
+    screen.dispose();
   });
 });

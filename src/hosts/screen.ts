@@ -23,7 +23,7 @@ const MAX_QUEUED_CHARS = 1024 * 1024;
 /** What dropping leaves queued: the newest characters, this many at least. */
 const KEEP_AFTER_DROP_CHARS = MAX_QUEUED_CHARS / 2;
 /** Switches to and from the alternate screen: the last one dropped is replayed. */
-const ALTERNATE_SCREEN = /\x1b\[\?(?:1049|1047|47)[hl]/g;
+const ALTERNATE_SCREEN = new RegExp(`${String.fromCharCode(27)}\\[\\?(?:1049|1047|47)[hl]`, 'g');
 
 interface Queued {
   data: string | Uint8Array;
