@@ -14,6 +14,9 @@ export interface PtySession extends LaneSession {
   readonly screen: ScreenModel;
 }
 
+/** The exit wrapper waits this long before it exits, so the pty is read to its end. */
+const LINGER_SECONDS = 0.05;
+
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
 export class PtyHost implements Host {
@@ -27,7 +30,7 @@ export class PtyHost implements Host {
 
   async open(spec: LaunchSpec): Promise<PtySession> {
     if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
-    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
+    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath, LINGER_SECONDS);
     const screen = new ScreenModel(this.size.cols, this.size.rows, this.scrollback);
     const transcript = new Transcript(spec.logPath, false);
     const listeners = new Set<(chunk: string) => void>();
