@@ -5,16 +5,20 @@ import type { ExitInfo } from './host.js';
 // the state directory. The file outlives lanes: after a crash, `resume` reads it and
 // knows the executor ended (and how) instead of running the work again.
 
-const WRAPPER = [
-  '"$@"',
-  'status=$?',
-  'printf "%s\\n" "$status" > "$0.tmp" && mv -f "$0.tmp" "$0"',
-  'exit $status',
-].join('; ');
+const wrapper = (linger: string): string =>
+  ['"$@"', 'status=$?', 'printf "%s\\n" "$status" > "$0.tmp" && mv -f "$0.tmp" "$0"', linger, 'exit $status']
+    .filter(Boolean)
+    .join('; ');
 
-/** argv that runs `argv` exactly (no re-splitting) and writes its status to `statusPath`. */
-export function wrapWithExitStatus(argv: readonly string[], statusPath: string): string[] {
-  return ['sh', '-c', WRAPPER, statusPath, ...argv];
+/**
+ * argv that runs `argv` exactly (no re-splitting) and writes its status to `statusPath`.
+ * `lingerSeconds`: how long the wrapper waits before it exits. A pty whose session leader
+ * exits with output still unread loses all but a few KB of it in the kernel (docs/DECISIONS.md
+ * "Pane output"); the pane's reader gets that long to catch up.
+ */
+export function wrapWithExitStatus(argv: readonly string[], statusPath: string, lingerSeconds = 0): string[] {
+  const linger = lingerSeconds > 0 ? `sleep ${lingerSeconds}` : '';
+  return ['sh', '-c', wrapper(linger), statusPath, ...argv];
 }
 
 /** The recorded exit, or null while the executor has not ended (a signal shows as 128+n, as in sh). */

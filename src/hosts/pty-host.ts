@@ -3,6 +3,7 @@ import pty from 'node-pty';
 import { wrapWithExitStatus } from './exit-status.js';
 import { killGroup } from '../process/process-group.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
+import { drainAfterExit } from './pty-drain.js';
 import { ScreenModel } from './screen.js';
 import { Transcript } from './transcript.js';
 
@@ -13,12 +14,8 @@ export interface PtySession extends LaneSession {
   readonly screen: ScreenModel;
 }
 
-/**
- * Chunks of pty output (up to 4 KB each) the screen model may lag behind before the pty is
- * paused. 32 keeps a flood moving (fewer pause/resume turns than 8; see pane_throughput in
- * docs/BENCH.md) while xterm still parses in short slices, so keys are not starved.
- */
-const MAX_CHUNKS_BEHIND = 32;
+/** The exit wrapper waits this long before it exits, so the pty is read to its end. */
+const LINGER_SECONDS = 0.05;
 
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
@@ -33,7 +30,7 @@ export class PtyHost implements Host {
 
   async open(spec: LaunchSpec): Promise<PtySession> {
     if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
-    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
+    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath, LINGER_SECONDS);
     const screen = new ScreenModel(this.size.cols, this.size.rows, this.scrollback);
     const transcript = new Transcript(spec.logPath, false);
     const listeners = new Set<(chunk: string) => void>();
@@ -45,29 +42,27 @@ export class PtyHost implements Host {
       env: { ...process.env, ...spec.env, TERM: 'xterm-256color' } as Record<string, string>,
     });
     let running = true;
-    // Flow control: while the screen model is more than a few chunks behind, the pty is
-    // paused, so a flood of output waits in the kernel's pty buffer (and the executor
-    // blocks) instead of piling up in memory and starving keystrokes of the event loop.
-    let behind = 0;
+    // The pty is read as fast as the executor writes, never paused: a pty left unread when
+    // its executor exits loses output (docs/DECISIONS.md "Pane output"). The transcript gets
+    // every byte at once; the screen model queues what it has not parsed yet (bounded).
+    drainAfterExit(proc);
     proc.onData((data) => {
-      behind++;
-      if (behind === MAX_CHUNKS_BEHIND) proc.pause();
-      void screen.write(data).then(() => {
-        behind--;
-        // (also after the exit: the end of a flood still waits in the paused pty)
-        if (behind === MAX_CHUNKS_BEHIND - 1) proc.resume();
-      });
       transcript.add(data);
+      void screen.write(data);
       for (const l of listeners) l(data);
     });
     const exited = new Promise<ExitInfo>((resolve) => {
+      // node-pty reports the exit once the pty is read to its end; the session ends when the
+      // screen model has parsed that end too, so its last lines are the executor's last.
       proc.onExit(({ exitCode, signal }) => {
         running = false;
         transcript.close();
-        resolve({
-          code: signal ? null : exitCode,
-          signal: signal ? (SIGNALS[signal] ?? `SIG${signal}`) : null,
-        });
+        void screen.flushed().then(() =>
+          resolve({
+            code: signal ? null : exitCode,
+            signal: signal ? (SIGNALS[signal] ?? `SIG${signal}`) : null,
+          }),
+        );
       });
     });
     const session: PtySession = {

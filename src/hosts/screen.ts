@@ -3,11 +3,32 @@ import xterm from '@xterm/headless';
 // A lane's screen model: a headless xterm fed with the pty's bytes. It gives the visible
 // screen with colours (for the TUI) and a bounded scrollback, so memory stays flat however
 // much an executor prints.
+//
+// The pty is read as fast as the executor writes (a pty left unread when its executor exits
+// loses output in the kernel; docs/DECISIONS.md "Pane output"), and xterm parses slower than
+// that. So chunks wait here: at most IN_FLIGHT_CHUNKS are handed to xterm at once (its parse
+// slices stay short, so keys are not starved), and when more than MAX_QUEUED_CHARS wait, the
+// oldest are dropped: only the last screenful and the scrollback can still be seen, and the
+// transcript (not this) keeps every byte.
 
 const { Terminal } = xterm;
 type XTerm = InstanceType<typeof Terminal>;
 
 export const DEFAULT_SCROLLBACK = 2000;
+
+/** Chunks of pty output (up to 4 KB each) handed to xterm at once. */
+const IN_FLIGHT_CHUNKS = 32;
+/** Characters queued for xterm at most (a few screenfuls and a full scrollback, many times over). */
+const MAX_QUEUED_CHARS = 1024 * 1024;
+/** What dropping leaves queued: the newest characters, this many at least. */
+const KEEP_AFTER_DROP_CHARS = MAX_QUEUED_CHARS / 2;
+/** Switches to and from the alternate screen: the last one dropped is replayed. */
+const ALTERNATE_SCREEN = new RegExp(`${String.fromCharCode(27)}\\[\\?(?:1049|1047|47)[hl]`, 'g');
+
+interface Queued {
+  data: string | Uint8Array;
+  done: () => void;
+}
 
 export interface Cell {
   text: string;
@@ -28,21 +49,62 @@ export interface StyledRun {
 
 export class ScreenModel {
   readonly term: XTerm;
-  private pending: Promise<void> = Promise.resolve();
+  private queue: Queued[] = [];
+  private queuedChars = 0;
+  private inFlight = 0;
+  private idle: Promise<void> = Promise.resolve();
+  private becomeIdle: (() => void) | null = null;
 
   constructor(cols: number, rows: number, scrollback = DEFAULT_SCROLLBACK) {
     this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
   }
 
-  /** Feeds bytes; resolves once xterm has parsed them. */
+  /** Feeds bytes; resolves once xterm has parsed them (or they were dropped, see above). */
   write(data: string | Uint8Array): Promise<void> {
-    this.pending = new Promise((resolve) => this.term.write(data, resolve));
-    return this.pending;
+    if (!this.becomeIdle) this.idle = new Promise((resolve) => (this.becomeIdle = resolve));
+    const written = new Promise<void>((done) => this.queue.push({ data, done }));
+    this.queuedChars += data.length;
+    if (this.queuedChars > MAX_QUEUED_CHARS) this.dropOldest();
+    this.pump();
+    return written;
   }
 
-  /** Resolves when everything written so far is parsed. */
+  /** Resolves when everything written so far is parsed (the same promise until more is written). */
   flushed(): Promise<void> {
-    return this.pending;
+    return this.idle;
+  }
+
+  private pump(): void {
+    while (this.inFlight < IN_FLIGHT_CHUNKS && this.queue.length > 0) {
+      const { data, done } = this.queue.shift()!;
+      this.queuedChars -= data.length;
+      this.inFlight++;
+      this.term.write(data, () => {
+        this.inFlight--;
+        done();
+        this.pump();
+        if (this.inFlight === 0 && this.queue.length === 0) {
+          const resolve = this.becomeIdle;
+          this.becomeIdle = null;
+          resolve?.();
+        }
+      });
+    }
+  }
+
+  /** Drops the oldest queued chunks; resets the colours and replays the screen they left. */
+  private dropOldest(): void {
+    let switchTo = '';
+    while (this.queuedChars > KEEP_AFTER_DROP_CHARS && this.queue.length > 1) {
+      const { data, done } = this.queue.shift()!;
+      this.queuedChars -= data.length;
+      const text = typeof data === 'string' ? data : Buffer.from(data).toString('latin1');
+      switchTo = text.match(ALTERNATE_SCREEN)?.at(-1) ?? switchTo;
+      done();
+    }
+    const resume = `\x1b[0m${switchTo}\r\n`;
+    this.queue.unshift({ data: resume, done: () => {} });
+    this.queuedChars += resume.length;
   }
 
   resize(cols: number, rows: number): void {
