@@ -5,6 +5,7 @@ import type { KernelRecord } from '../../src/core/kernel.js';
 import { isSameProcessAlive } from '../../src/process/process-info.js';
 import { CLI, git, tempDir } from '../helpers/repo.js';
 import { until } from '../helpers/until.js';
+import { handCommit } from '../helpers/ways-out.js';
 import type { ChildSpec } from './support.js';
 import {
   integratedTasks,
@@ -51,23 +52,6 @@ const trashOf = (repo: string, batch: string) => {
   const dir = join(stateDir(repo), 'trash', batch);
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 };
-
-/** A commit on the batch branch by hand (plumbing; the user's worktree untouched). */
-async function handCommit(repo: string, branch: string, path: string, text: string): Promise<string> {
-  const env = { GIT_INDEX_FILE: join(tempDir('lanes-index-'), 'index') };
-  const run = async (args: string[], input?: string) =>
-    String(
-      (await execa('git', args, { cwd: repo, env, ...(input !== undefined ? { input } : {}) })).stdout,
-    ).trim();
-  const parent = await run(['rev-parse', `refs/heads/${branch}`]);
-  await run(['read-tree', parent]);
-  const blob = await run(['hash-object', '-w', '--stdin'], text);
-  await run(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`]);
-  const tree = await run(['write-tree']);
-  const commit = await run(['commit-tree', tree, '-p', parent, '-m', 'by hand']);
-  await run(['update-ref', `refs/heads/${branch}`, commit, parent]);
-  return commit;
-}
 
 export const expectExit = (what: string, r: { exitCode: number; stderr: string }, code: number) => {
   if (r.exitCode !== code) throw new Error(`${what}: exit ${r.exitCode}, not ${code}: ${r.stderr}`);
