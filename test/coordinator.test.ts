@@ -174,12 +174,14 @@ interface FlightFacts {
  * exactly one `slot-released`, always after it left flight.
  *
  * No idle slot: after every report of a running batch (a `tick` event) with `free` slots
- * and `waiting` children (every dependency integrated, not admitted), the loop hands
- * min(free, waiting) of them to the very next tick: each is provisioned before that next
- * tick (`lane-provisioned`: a new lane, or a lane refused because the batch head moved,
- * moved to the new head and offered again), and the next tick decides each offer (admitted,
- * or refused for a base that moved once more), not some later tick after another executor
- * exit. Plan scopes are disjoint and the budget is the child count, so nothing else may
+ * and `waiting` children (every dependency integrated, not admitted), the loop has
+ * min(free, waiting) of them in hand before the next tick ends: each has its lane requested
+ * from the steward's jobs (`lane-requested`), by this report or an earlier one, and none is
+ * requested that is not waiting. The jobs run beside the loop; each lane they offer
+ * (`lane-provisioned`: a new lane, or one moved to the new head) is decided by the first
+ * tick that begins after it (admitted, or refused for a base that moved once more): before
+ * the second `tick` event after it at the latest, never after some later executor exit
+ * only. Plan scopes are disjoint and the budget is the child count, so nothing else may
  * hold a startable child back.
  */
 function checkFlight(entries: Entry[], plan: PlanSpec, maxParallel: number): FlightFacts {
@@ -192,6 +194,10 @@ function checkFlight(entries: Entry[], plan: PlanSpec, maxParallel: number): Fli
   let maxInFlight = 0;
   let ticksChecked = 0;
   const tickAt = entries.flatMap((e, i) => (e.event === 'tick' ? [i] : []));
+  /** Where each child's lane was first requested. */
+  const requestedBy = new Map<string, number>();
+  for (const [i, e] of entries.entries())
+    if (e.event === 'lane-requested' && !requestedBy.has(e.task!)) requestedBy.set(e.task!, i);
 
   for (const [i, e] of entries.entries()) {
     const task = e.task ?? '';
@@ -210,6 +216,10 @@ function checkFlight(entries: Entry[], plan: PlanSpec, maxParallel: number): Fli
     }
     if (e.event === 'lane-refused')
       expect(e.reason, `lane-refused ${task} (entry ${i})`).toBe('batch_lane_base_mismatch');
+    if (e.event === 'lane-requested') {
+      const startable = !admitted.has(task) && deps.get(task)!.every((d) => integrated.has(d));
+      expect(startable, `lane-requested ${task} (entry ${i}) for a child that cannot start`).toBe(true);
+    }
     if (e.event === 'integrated') {
       integrated.add(task);
       left.add(task);
@@ -230,24 +240,18 @@ function checkFlight(entries: Entry[], plan: PlanSpec, maxParallel: number): Fli
       .map((c) => c.id)
       .filter((id) => !admitted.has(id) && !left.has(id))
       .filter((id) => deps.get(id)!.every((d) => integrated.has(d)));
-    const window = entries.slice(i + 1, next);
-    const provisioned = window.filter((w) => w.event === 'lane-provisioned').map((w) => w.task!);
-    const offered = new Set(provisioned);
     const where = `after the tick at entry ${i} (${free} free, waiting: ${waiting.join(' ') || '-'})`;
-    expect(
-      [...offered].filter((t) => !waiting.includes(t)),
-      `offered but not startable ${where}`,
-    ).toEqual([]);
-    expect(offered.size, `lanes offered to the next tick ${where}`).toBe(Math.min(free, waiting.length));
-    for (const task of offered) {
-      // (the tick after this window admits or refuses every lane offered in it)
-      const from = window.map((w) => w.event === 'lane-provisioned' && w.task === task).lastIndexOf(true);
-      const decided = window
-        .slice(from + 1)
-        .some((w) => (w.event === 'lane-admitted' || w.event === 'lane-refused') && w.task === task);
-      expect(decided, `the offer of ${task} ${where} was not decided by the next tick`).toBe(true);
-    }
+    const inHand = waiting.filter((t) => (requestedBy.get(t) ?? Infinity) < next);
+    expect(inHand.length, `lanes in hand by the next tick ${where}`).toBe(Math.min(free, waiting.length));
     ticksChecked++;
+  }
+  for (const [i, e] of entries.entries()) {
+    if (e.event !== 'lane-provisioned') continue;
+    const second = tickAt.filter((t) => t > i)[1] ?? entries.length;
+    const decided = entries
+      .slice(i + 1, second)
+      .some((w) => (w.event === 'lane-admitted' || w.event === 'lane-refused') && w.task === e.task);
+    expect(decided, `the offer of ${e.task} at entry ${i} was not decided by the tick after it`).toBe(true);
   }
   for (const task of admitted) expect(slotReleased.get(task), `slot-released ${task}`).toBe(1);
   return { maxInFlight, ticksChecked };

@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
 import type { Config } from '../core/config.js';
 import { refusalAction } from '../core/lane-refusal.js';
-import { expectedHead } from '../core/lineage.js';
 import type { BatchState } from '../core/record.js';
 import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../core/record.js';
 import type { Handoff, Report } from '../core/report.js';
@@ -15,12 +14,15 @@ import { ExecutorRunner } from './executor-runner.js';
 import type { RunnerEvents } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
 import { Steward } from './steward.js';
+import { StewardJobs } from './steward-jobs.js';
 import { HUMAN_STOPS } from '../core/wait-verdict.js';
 import { WaysOut } from './ways-out.js';
 
 // The parent (DESIGN §7): tick → act on every handoff → wait for any lane event → tick.
-// A freed slot is refilled in the same turn: provisioning offers its lane to an
-// immediate next tick. Every decision stays in the tick; this loop only acts and waits.
+// Executors start in the same turn; lanes are made and removed by the steward's jobs
+// beside the loop (steward-jobs.ts), so a wave of integrations never waits for worktree
+// bookkeeping, and a lane just made is offered to the tick right after its job. Every
+// decision stays in the tick; this loop only acts and waits.
 
 export type CoordinatorEvent =
   | { kind: 'report'; report: Report }
@@ -60,12 +62,11 @@ export interface CoordinatorResult {
 
 export const LANE_CHECK_MS = 3000;
 
-type Offer = { task_id: string; path: string };
-type Failure = { task_id: string; reason: string };
-
 export class Coordinator {
   readonly runner: ExecutorRunner;
   private readonly steward: Steward;
+  /** Provisions and releases, carried out beside the loop (src/coordinator/steward-jobs.ts). */
+  private readonly jobs: StewardJobs;
   private reviews: ReviewVerdict[] = [];
   private approval: Approval | undefined;
   private wake: (() => void) | null = null;
@@ -80,6 +81,16 @@ export class Coordinator {
     this.approval = options.approval;
     const { batchId, config, host, ports, worktrees } = options;
     this.steward = new Steward(options.repoRoot, batchId, config, (task) => store.logDir(task), worktrees);
+    this.jobs = new StewardJobs({
+      steward: this.steward,
+      store,
+      host,
+      batchBranch: `batch/${batchId}`,
+      wake: () => this.signal(),
+      provisioned: (task, path) => this.emit({ kind: 'provisioned', task, path }),
+      released: (task) => this.emit({ kind: 'released', task }),
+      notice: (text) => this.emit({ kind: 'notice', text }),
+    });
     const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
@@ -162,17 +173,22 @@ export class Coordinator {
     );
     timer.unref();
     this.waysOut.watchRequests();
-    let offers: Offer[] = [];
-    let setupFailures: Failure[] = [];
     let inFlight = new Set<string>();
     try {
       for (;;) {
         const waysOut = await this.waysOut.beforeTick(); // (drop, cancel: their executors stopped)
+        // A drop or a cancel never meets a lane half made or half removed.
+        if (waysOut.input.drops.length > 0 || waysOut.input.cancel) await this.jobs.idle();
+        const lanes = await this.jobs.take();
+        // A tick that admits lanes integrates nothing, so the head they were brought to
+        // stays the head: the exits wait for the next tick without offers (at most
+        // max_parallel lanes are offered before one is taken: the wait is short).
+        const holdExits = lanes.offers.length > 0;
         const input = {
           ...waysOut.input,
-          offers,
-          setupFailures,
-          exited: this.runner.exits.splice(0),
+          ...lanes,
+          exited: holdExits ? [] : this.runner.exits.splice(0),
+          releasing: this.jobs.releasing(),
           reviews: this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
           ...(this.approval ? { approval: this.approval } : {}),
@@ -182,24 +198,26 @@ export class Coordinator {
         await this.waysOut.afterTick(waysOut.files);
         if (input.approval) this.runner.setPlan(this.options.ports.store.readPlan());
         this.lastReport = report;
-        offers = [];
-        setupFailures = [];
         inFlight = this.noteSlots(report, inFlight);
         await this.runner.afterTick();
         this.emit({ kind: 'report', report });
 
-        let again = await this.handleRefusals(report, offers, setupFailures);
+        this.handleRefusals(report);
         // Start executors, then refill free slots, and only then remove released lanes.
         const order = { executor: 0, provision: 1, release: 2 } as const;
         const handoffs = [...report.handoffs].sort((a, b) => order[a.action] - order[b.action]);
+        let again = false;
         for (const handoff of handoffs) {
-          if (await this.act(handoff, report, offers, setupFailures)) again = true;
+          if (await this.act(handoff, report)) again = true;
         }
         if (this.runner.exits.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
-        const stopped = TERMINAL_BATCH_STATES.has(report.batch_state) || HUMAN_STOPS.has(report.batch_state);
-        const idle = this.runner.live.size === 0 && !this.woken;
+        // A lane job still out finishes first (it wakes the loop): its offer or release is recorded.
+        const stopped =
+          (TERMINAL_BATCH_STATES.has(report.batch_state) || HUMAN_STOPS.has(report.batch_state)) &&
+          !this.jobs.busy;
+        const idle = this.runner.live.size === 0 && !this.woken && !this.jobs.busy;
         if (this.stopping || ((stopped || idle) && !this.options.waitForHuman)) return this.result(report);
         await this.nextEvent();
         if (this.stopping && this.runner.exits.length === 0) return this.result(report);
@@ -207,6 +225,7 @@ export class Coordinator {
     } finally {
       clearInterval(timer);
       this.waysOut.stopWatching();
+      await this.jobs.idle();
       await this.runner.dispose();
     }
   }
@@ -230,50 +249,29 @@ export class Coordinator {
   }
 
   /** Carries out refusalAction (src/core/lane-refusal.ts) for each lane the tick refused. */
-  private async handleRefusals(report: Report, offers: Offer[], failures: Failure[]): Promise<boolean> {
-    let again = false;
+  private handleRefusals(report: Report): void {
     for (const refusal of report.lane_refusals) {
-      const path = this.steward.lanePath(refusal.task_id);
-      const head = expectedHead(this.options.ports.store.readRecord());
       const provisioned = report.handoffs.some(
         (h) => h.action === 'provision' && h.task_id === refusal.task_id,
       );
       const action = refusalAction(refusal.reason, provisioned);
-      if (action === 'leave') continue;
-      if (action === 'move-to-head' && (await this.steward.moveToBase(path, head))) {
-        offers.push({ task_id: refusal.task_id, path });
-        this.options.ports.store.journal('lane-provisioned', { task: refusal.task_id, path, moved_to: head });
-      } else failures.push({ task_id: refusal.task_id, reason: `lane refused: ${refusal.reason}` });
-      again = true;
+      if (action === 'move-to-head')
+        this.jobs.moveToHead(refusal.task_id, this.steward.lanePath(refusal.task_id));
+      else if (action === 'park')
+        this.jobs.fail({ task_id: refusal.task_id, reason: `lane refused: ${refusal.reason}` });
     }
-    return again;
   }
 
-  private async act(h: Handoff, report: Report, offers: Offer[], failures: Failure[]): Promise<boolean> {
-    const store = this.options.ports.store;
+  /** Provisions and releases go to the lane jobs; true when the loop should tick at once. */
+  private async act(h: Handoff, report: Report): Promise<boolean> {
     if (h.action === 'provision') {
-      // A lane refused for a moved base is offered again already (handleRefusals): not twice.
-      if (offers.some((o) => o.task_id === h.task_id)) return true;
-      const result = await this.steward.provision(h);
-      if (result.kind === 'offer') {
-        offers.push({ task_id: h.task_id, path: result.path });
-        store.journal('lane-provisioned', { task: h.task_id, path: result.path });
-        this.emit({ kind: 'provisioned', task: h.task_id, path: result.path });
-      } else failures.push({ task_id: h.task_id, reason: result.reason });
-      return true;
+      this.jobs.provision(h);
+      return false;
     }
     if (h.action === 'release') {
       const commit = report.children.find((c) => c.task_id === h.task_id)?.commit;
-      if (!commit) return false;
-      const kept = await this.steward.release(h, commit, `batch/${this.options.batchId}`);
-      if (kept) {
-        this.emit({ kind: 'notice', text: `${h.task_id}: ${kept}` });
-        return false;
-      }
-      this.emit({ kind: 'released', task: h.task_id });
-      // Integrated and released: what the host keeps for the lane (its Herdr tab) goes too.
-      await this.options.host.closeLane?.(h.task_id, h.lane_path);
-      return true;
+      if (commit) this.jobs.release(h, commit);
+      return false;
     }
     return this.runner.ensure(h);
   }

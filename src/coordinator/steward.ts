@@ -83,9 +83,15 @@ export class Steward {
    * status is read first; the lane is offered again and admission looks at it anyway.
    */
   async moveToBase(path: string, base: string): Promise<boolean> {
+    return (await this.bringToBase(path, base)) !== 'refused';
+  }
+
+  /** moveToBase without a process when the lane is at the base already. */
+  async bringToBase(path: string, base: string): Promise<'at-base' | 'moved' | 'refused'> {
     const head = await this.worktrees.headOf(path);
+    if (head === base) return 'at-base';
     const onBase = head !== null && (await this.worktrees.onBranch(head, base));
-    return mayMoveToBase(head, onBase) && this.worktrees.resetKeep(path, base);
+    return mayMoveToBase(head, onBase) && (await this.worktrees.resetKeep(path, base)) ? 'moved' : 'refused';
   }
 
   /**

@@ -59,7 +59,9 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     ctx.record.batch_state === 'cancelled'
   ) {
     // Every integrated lane is looked at side by side (each look only reads its own lane).
-    const integrated = ctx.record.children.filter((c) => c.state === 'integrated');
+    const integrated = ctx.record.children.filter(
+      (c) => c.state === 'integrated' && !ctx.releasing.has(c.task_id),
+    );
     const looks = await Promise.all(
       integrated.map((c) => ctx.ports.git.lookAtLane(c.lane!.path, { clean: true })),
     );

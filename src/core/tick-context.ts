@@ -31,6 +31,8 @@ export class TickContext {
    * not written to between the two).
    */
   readonly qaChangedPaths = new Map<string, readonly string[]>();
+  /** Integrated lanes the steward is removing already (TickInput.releasing): not looked at again. */
+  releasing: ReadonlySet<string> = new Set();
 
   constructor(
     readonly ports: TickPorts,

@@ -50,11 +50,17 @@ export interface TickInput {
   drops?: DropRequest[];
   /** `lanes cancel`: the batch ends `cancelled`. */
   cancel?: { reason?: string };
+  /**
+   * Integrated children whose release the steward has in hand: the report asks for it
+   * again only once it is over (a look at a lane being removed is a git call for nothing).
+   */
+  releasing?: readonly string[];
 }
 
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
   ports.git.refresh?.();
   const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
+  ctx.releasing = new Set(input.releasing ?? []);
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
   if (checkedOut.length > 0)
     throw new LanesError(

@@ -17,7 +17,7 @@ import type { ReworkOutcome } from '../core/rework-onto-head.js';
 import { git, splitNul } from './git.js';
 import { RepoSessions } from './repo-sessions.js';
 import { treeChanges } from './tree-diff.js';
-import { worktreesFromFiles } from './worktree-files.js';
+import { linkedGitDir, worktreesFromFiles } from './worktree-files.js';
 import { inspectLane, isClean, listWorktrees, realpathOrNull, takeChangedPaths } from './worktrees.js';
 import type { WorktreeEntry } from './worktrees.js';
 
@@ -31,6 +31,11 @@ export class RepoGit implements GitPort {
   private readonly sessions: RepoSessions;
   /** Lanes whose index the delivery commit already brought to their new HEAD. */
   private readonly synced = new Set<string>();
+  /**
+   * Lanes committed whole in this tick, their index put in place: clean without a status
+   * until the next tick (the executor has ended, and the commit took every change QA saw).
+   */
+  private readonly deliveredClean = new Set<string>();
 
   constructor(
     /** The coordinator's worktree (where lanes runs). */
@@ -61,6 +66,7 @@ export class RepoGit implements GitPort {
 
   refresh(): void {
     this.worktrees = null;
+    this.deliveredClean.clear();
   }
 
   private listed(): Promise<WorktreeEntry[]> {
@@ -84,8 +90,19 @@ export class RepoGit implements GitPort {
     const entry =
       real === null ? undefined : (await this.listed()).find((w) => realpathOrNull(w.path) === real);
     // A worktree git still lists but whose folder is gone is not present.
-    if (!entry || !existsSync(path)) return { present: false, branch: null, clean: false };
-    return { present: true, branch: entry.branch, clean: options.clean ? await isClean(path) : false };
+    const gone = { present: false, branch: null, clean: false };
+    if (!entry || !existsSync(path)) return gone;
+    if (!options.clean) return { present: true, branch: entry.branch, clean: false };
+    if (this.deliveredClean.has(path)) return { present: true, branch: entry.branch, clean: true };
+    try {
+      return { present: true, branch: entry.branch, clean: await isClean(path) };
+    } catch (error) {
+      // Being removed while git looked (its release runs beside the tick): gone, as the next
+      // look says once `git worktree remove` is through.
+      const admin = linkedGitDir(path);
+      if (admin === null || !existsSync(admin)) return gone;
+      throw error;
+    }
   }
 
   changedPaths(lanePath: string, base: string): Promise<string[]> {
@@ -104,7 +121,10 @@ export class RepoGit implements GitPort {
     ids: DeliveryIds,
   ): Promise<string> {
     const made = await commitDelivery(this.sessions, lanePath, branch, paths, goal, ids);
-    if (made.indexSynced) this.synced.add(lanePath);
+    if (made.indexSynced) {
+      this.synced.add(lanePath);
+      this.deliveredClean.add(lanePath);
+    }
     return made.commit;
   }
 

@@ -52,12 +52,25 @@ export function worktreesFromFiles(commonDir: string): WorktreeEntry[] | null {
     let dotGit: string;
     try {
       dotGit = readFileSync(join(gitDir, 'gitdir'), 'utf8').trim();
-    } catch {
+    } catch (error) {
+      // Half made or half removed by a `git worktree add`/`remove` running beside us (the
+      // steward's jobs): not a worktree yet, or not any more.
+      if (isMissing(error)) continue;
       return null;
     }
     const head = readHead(gitDir);
+    if (head === null && inFlux(gitDir)) continue;
     if (head === null || !dotGit.endsWith('/.git')) return null;
     entries.push({ path: dirname(resolve(gitDir, dotGit)), ...head });
   }
   return entries;
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/** A worktree's git directory gone, or its HEAD not written yet (`worktree add` writes it last). */
+function inFlux(gitDir: string): boolean {
+  return !existsSync(join(gitDir, 'HEAD')) || !existsSync(join(gitDir, 'commondir'));
 }

@@ -151,7 +151,8 @@ export class BatchStore {
         2,
       );
     const text = `${JSON.stringify(reportSchema.parse(report), null, 2)}\n`;
-    writeStateFileAtomic(this.stateDir, path, text);
+    // A running batch's report is made again by every tick; the terminal one stays for good.
+    writeStateFileAtomic(this.stateDir, path, text, { durable: isTerminal(report.batch_state) });
     this.lastReport = { path, text, state: report.batch_state };
   }
 }

@@ -9,6 +9,7 @@ import { ensureStateDir, readStateFile } from './safe-fs.js';
 export const JOURNAL_EVENTS = [
   'batch-confirmed',
   'tick',
+  'lane-requested',
   'lane-provisioned',
   'lane-admitted',
   'lane-refused',

@@ -70,8 +70,19 @@ export function ensureStateDir(stateDir: string, dir: string): void {
   assertNoSymlink(stateDir, dir);
 }
 
-/** Writes `text` to `path` atomically: temp file in the same folder, fsync, rename, fsync folder. */
-export function writeStateFileAtomic(stateDir: string, path: string, text: string): void {
+/**
+ * Writes `text` to `path` atomically: temp file in the same folder, fsync, rename, fsync
+ * folder. `durable: false` leaves out both fsyncs: a reader (or a process crash) still sees
+ * the old bytes or the new ones, but a power loss may keep the old file (for files that
+ * are derived again anyway, such as a running batch's report).
+ */
+export function writeStateFileAtomic(
+  stateDir: string,
+  path: string,
+  text: string,
+  options: { durable?: boolean } = {},
+): void {
+  const durable = options.durable ?? true;
   ensureStateDir(stateDir, dirname(path));
   assertNoSymlink(stateDir, path);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
@@ -82,7 +93,7 @@ export function writeStateFileAtomic(stateDir: string, path: string, text: strin
   );
   try {
     writeSync(fd, text);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);
@@ -91,6 +102,7 @@ export function writeStateFileAtomic(stateDir: string, path: string, text: strin
   closeSync(fd);
   crashPoint('atomic-write-before-rename', relative(stateDir, path));
   renameSync(temp, path);
+  if (!durable) return;
   const dirFd = openSync(dirname(path), constants.O_RDONLY);
   try {
     fsyncSync(dirFd);
