@@ -62,9 +62,18 @@ export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]
     }
     const path = facts.realpath!;
     const branch = laneBranch(ctx.record.batch_id, offer.task_id);
-    ctx.save(admitLane(ctx.record, offer.task_id, { path, branch, base_head: expectedHead(ctx.record) }));
-    ctx.journal('lane-admitted', { task: offer.task_id, path });
-    enrollAdmitted(ctx, offer.task_id);
+    // Admitted and enrolled in one write (the kernel record is written between): a crash
+    // before it leaves the child pending, and its kernel record is adopted when the same
+    // lane is offered again (enrollAdmitted).
+    const admitted = admitLane(ctx.record, offer.task_id, {
+      path,
+      branch,
+      base_head: expectedHead(ctx.record),
+    });
+    enrollAdmitted(ctx, offer.task_id, {
+      record: admitted,
+      journal: () => ctx.journal('lane-admitted', { task: offer.task_id, path }),
+    });
   }
   return refusals;
 }

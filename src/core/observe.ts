@@ -2,7 +2,7 @@ import { applyQa, failedQaCount, newKernelRecord } from './kernel.js';
 import type { KernelRecord } from './kernel.js';
 import type { TickContext } from './tick-context.js';
 import { enroll, recordQaFailure, settle } from './transitions.js';
-import type { ChildRecord } from './record.js';
+import type { BatchRecord, ChildRecord } from './record.js';
 
 // Tick step 4: look at every admitted or enrolled lane through its kernel record and
 // move the child by what the kernel and git say (never by what the executor claims).
@@ -41,17 +41,25 @@ async function runDueQa(ctx: TickContext): Promise<void> {
   await Promise.all(due);
 }
 
-/** Enrolls an admitted child: a new kernel record with a new run id (or the one a crash left). */
-export function enrollAdmitted(ctx: TickContext, taskId: string): void {
-  const child = ctx.child(taskId);
-  const lane = child.lane!;
+/**
+ * Enrolls an admitted child: a new kernel record with a new run id (or the one a crash
+ * left). `admitted`: the record with the child just admitted, not persisted yet (it is
+ * persisted enrolled), and its journal entry, made once it is.
+ */
+export function enrollAdmitted(
+  ctx: TickContext,
+  taskId: string,
+  admitted?: { record: BatchRecord; journal: () => void },
+): void {
+  const record = admitted?.record ?? ctx.record;
+  const lane = record.children.find((c) => c.task_id === taskId)!.lane!;
   const existing = ctx.ports.store.readKernel(taskId);
   let runId: string;
   if (
     existing.kind === 'ok' &&
     existing.record.lane_path === lane.path &&
     existing.record.base_head === lane.base_head &&
-    existing.record.batch_id === ctx.record.batch_id &&
+    existing.record.batch_id === record.batch_id &&
     existing.record.attempts.length === 0 &&
     existing.record.qa_runs.length === 0
   ) {
@@ -60,7 +68,7 @@ export function enrollAdmitted(ctx: TickContext, taskId: string): void {
     runId = ctx.ports.newRunId();
     ctx.ports.store.writeKernel(
       newKernelRecord({
-        batchId: ctx.record.batch_id,
+        batchId: record.batch_id,
         taskId,
         runId,
         lanePath: lane.path,
@@ -71,7 +79,8 @@ export function enrollAdmitted(ctx: TickContext, taskId: string): void {
     );
     ctx.ports.crashPoint('after-kernel-enroll', taskId); // (not again when a crash here is adopted)
   }
-  ctx.save(enroll(ctx.record, taskId, runId));
+  ctx.save(enroll(record, taskId, runId));
+  admitted?.journal();
   ctx.journal('enrolled', { task: taskId, run_id: runId });
 }
 
