@@ -1,16 +1,6 @@
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { personLine } from './commit-writer.js';
 import { git, gitLine } from './git.js';
 import type { RepoSessions } from './repo-sessions.js';
@@ -80,15 +70,19 @@ export async function commitDelivery(
   goal: string,
   t: DeliveryTrailers,
 ): Promise<{ commit: string; indexSynced: boolean }> {
-  const scratch = mkdtempSync(join(tmpdir(), 'lanes-index-'));
-  const index = join(scratch, 'index');
+  // The private index lives beside the lane's own (in its git directory), so it can become
+  // the lane's index by a link and a rename: no file to make for it (file creation is what
+  // costs most on a busy file system: docs/DECISIONS.md "Git speed").
+  const gitDir = linkedGitDir(lanePath);
+  const scratch = gitDir === null ? mkdtempSync(join(tmpdir(), 'lanes-index-')) : null;
+  const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, 'lanes-delivery-index');
   const env = { GIT_INDEX_FILE: index };
   try {
+    rmSync(index, { force: true }); // (one a crash left)
     // Starting from a copy of the lane's index, `read-tree -m` keeps the file stat data of
     // every entry that matches the base, so the lane's index stays as cheap to check as
     // `git reset` would leave it. When the lane's last status found its index holding the
     // base and the file is unchanged since, the copy is the base already.
-    const gitDir = linkedGitDir(lanePath);
     const laneIndex = gitDir === null ? null : join(gitDir, 'index');
     const holdsBase = laneIndex !== null && indexHolds(lanePath, t.base);
     if (laneIndex !== null && existsSync(laneIndex)) copyFileSync(laneIndex, index);
@@ -116,28 +110,27 @@ export async function commitDelivery(
       throw new Error(`lane branch ${branch} moved while lanes committed the delivery`);
     return { commit, indexSynced: replaceLaneIndex(lanePath, index) };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    else rmSync(index, { force: true });
   }
 }
 
 /**
- * Puts the private index in place of the lane's own, the way git replaces an index (an
- * exclusive `index.lock`, then a rename). False when the lane is not a linked worktree or
- * its index is locked: the caller resets the index with git instead.
+ * Puts the private index in place of the lane's own, the way git replaces an index: an
+ * exclusive `index.lock` (here a hard link of the private index, which fails as an
+ * exclusive create does when the lock is held), then a rename. False when the lane is not
+ * a linked worktree or its index is locked: the caller resets the index with git instead.
  */
 function replaceLaneIndex(lanePath: string, index: string): boolean {
   const gitDir = linkedGitDir(lanePath);
-  if (gitDir === null) return false;
+  if (gitDir === null || dirname(index) !== gitDir) return false;
   const lock = join(gitDir, 'index.lock');
-  let fd: number;
   try {
-    fd = openSync(lock, 'wx');
+    linkSync(index, lock);
   } catch {
     return false;
   }
   try {
-    writeSync(fd, readFileSync(index));
-    closeSync(fd);
     renameSync(lock, join(gitDir, 'index'));
     return true;
   } catch {

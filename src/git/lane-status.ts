@@ -61,6 +61,8 @@ async function runStatus(lanePath: string): Promise<LaneStatus | null> {
   const out = await git(
     lanePath,
     [
+      // (no index write-back: a look at a lane creates no file; docs/DECISIONS.md "Git speed")
+      '--no-optional-locks',
       'status',
       '--porcelain=v2',
       '-z',

@@ -132,6 +132,7 @@ async function inspectLinkedWorktree(real: string, commonDir: string): Promise<O
 
 export async function isClean(path: string): Promise<boolean> {
   const out = await git(path, [
+    '--no-optional-locks',
     'status',
     '--porcelain',
     '-z',
