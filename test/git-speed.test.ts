@@ -165,6 +165,44 @@ describe('worktrees from git files', () => {
     expect(worktreesFromFiles(join(dir, 'not-a-git-dir'))).toBeNull();
   });
 
+  it('skips a worktree half made or half removed beside it, and reads the rest', async () => {
+    const repo = await makeRepo();
+    const dir = tempDir();
+    await git(repo, 'worktree', 'add', '-q', '-b', 'lane/one', join(dir, 'one'));
+    await git(repo, 'worktree', 'add', '-q', '-b', 'lane/two', join(dir, 'two'));
+    // `worktree add` has made the folder but not yet its files; `remove` has taken HEAD.
+    mkdirSync(join(repo, '.git', 'worktrees', 'three'));
+    rmSync(join(repo, '.git', 'worktrees', 'two', 'HEAD'));
+    const listed = worktreesFromFiles(join(repo, '.git'));
+    expect(listed?.map((w) => w.branch)).toEqual(['main', 'lane/one']);
+    // A file git would not have written (a HEAD that names nothing) is not "in flux": git is asked.
+    writeFileSync(join(repo, '.git', 'worktrees', 'two', 'HEAD'), 'garbage\n');
+    expect(worktreesFromFiles(join(repo, '.git'))).toBeNull();
+  });
+
+  it('a lane whose worktree goes while its cleanliness is read is not there, not an error', async () => {
+    const repo = await makeRepo();
+    const lane = join(tempDir(), 'lane');
+    await git(repo, 'worktree', 'add', '-q', '-b', 'lane/x', lane);
+    const port = new RepoGit(repo, join(repo, '.git'));
+    expect(await port.lookAtLane(lane, { clean: true })).toEqual({
+      present: true,
+      branch: 'lane/x',
+      clean: true,
+    });
+    // Half removed as `git worktree remove` leaves it for a moment: the lane's git directory
+    // gone, its folder and `.git` file still there (the listing was read before).
+    port.refresh();
+    const listedFirst = port.worktreesOnBranch('lane/x');
+    await listedFirst;
+    rmSync(join(repo, '.git', 'worktrees', 'lane'), { recursive: true });
+    expect(await port.lookAtLane(lane, { clean: true })).toEqual({
+      present: false,
+      branch: null,
+      clean: false,
+    });
+  });
+
   it('offer facts of a linked worktree match the step-by-step reading', async () => {
     const repo = await makeRepo();
     const dir = tempDir();

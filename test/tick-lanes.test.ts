@@ -272,6 +272,36 @@ children:
   });
 });
 
+describe('release handoffs', () => {
+  it('asks to release a delivered lane, not one whose release is in hand, and records it once gone', async () => {
+    const repoDir = await makeRepo(FILES);
+    const d = await startBatch(
+      repoDir,
+      `
+batch: rel
+children:
+  - id: R
+    goal: Write r
+    scope: ["r/**"]
+    acceptance:
+      - ${check('ok', 'test -f r/x.txt')}
+`,
+    );
+    await d.provisionAll(await d.tick());
+    writeFiles(d.lanePath('R'), { 'r/x.txt': 'x\n' });
+    const done = await exited(d, 'R');
+    expect(child(done, 'R').state).toBe('integrated');
+    expect(handoff(done, 'release', 'R')).toMatchObject({ lane_path: realpathSync(d.lanePath('R')) });
+    // The steward has the release in hand: the lane is not asked for (nor looked at) again.
+    expect(handoff(await d.tick({ releasing: ['R'] }), 'release', 'R')).toBeUndefined();
+    // Still there and clean, and no longer in hand: asked for again.
+    expect(handoff(await d.tick(), 'release', 'R')).toBeDefined();
+    await d.release('R');
+    const released = await d.tick({ releasing: ['R'] });
+    expect(child(released, 'R').state).toBe('released');
+  });
+});
+
 describe('QA failure limit and resume', () => {
   it('parks at the limit, skips dependents transitively, and resumes only on a fresh approval', async () => {
     const repoDir = await makeRepo(FILES);

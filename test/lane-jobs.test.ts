@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { LaneJobs } from '../src/coordinator/lane-jobs.js';
+
+// The steward's queue (src/coordinator/lane-jobs.ts): one job at a time, a key at most once
+// while it is out, errors handed on, and `idle` once everything queued has run.
+
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open = () => {};
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
+
+describe('lane jobs', () => {
+  it('runs one job at a time, in order, and a key once while it is queued or running', async () => {
+    const errors: unknown[] = [];
+    const jobs = new LaneJobs((_key, error) => errors.push(error));
+    const log: string[] = [];
+    const first = gate();
+    expect(
+      jobs.push('provision:a', async () => {
+        log.push('a start');
+        await first.wait;
+        log.push('a end');
+      }),
+    ).toBe(true);
+    expect(jobs.push('release:b', async () => void log.push('b'))).toBe(true);
+    // (the same child again while its job is out: not queued twice)
+    expect(jobs.push('provision:a', async () => void log.push('a again'))).toBe(false);
+    expect(jobs.has('provision:a')).toBe(true);
+    expect(jobs.keysWith('release:')).toEqual(['b']);
+    expect(jobs.busy).toBe(true);
+    await Promise.resolve();
+    expect(log).toEqual(['a start']); // b waits for a
+    first.open();
+    await jobs.idle();
+    expect(log).toEqual(['a start', 'a end', 'b']);
+    expect(jobs.busy).toBe(false);
+    expect(jobs.keysWith('release:')).toEqual([]);
+    // Once a's job is over, a new one for a is taken.
+    expect(jobs.push('provision:a', async () => void log.push('a again'))).toBe(true);
+    await jobs.idle();
+    expect(log.at(-1)).toBe('a again');
+    expect(errors).toEqual([]);
+  });
+
+  it('hands a job that throws to its owner, frees its key and goes on with the next', async () => {
+    const errors: [string, unknown][] = [];
+    const jobs = new LaneJobs((key, error) => errors.push([key, error]));
+    const ran: string[] = [];
+    jobs.push('provision:a', async () => {
+      throw new Error('worktree add failed');
+    });
+    jobs.push('provision:b', async () => void ran.push('b'));
+    await jobs.idle();
+    expect(errors.map(([key, error]) => [key, (error as Error).message])).toEqual([
+      ['provision:a', 'worktree add failed'],
+    ]);
+    expect(ran).toEqual(['b']);
+    expect(jobs.has('provision:a')).toBe(false);
+  });
+
+  it('is idle at once with nothing queued', async () => {
+    const jobs = new LaneJobs(() => {});
+    let idle = false;
+    await jobs.idle().then(() => (idle = true));
+    expect(idle).toBe(true);
+  });
+});
