@@ -51,6 +51,20 @@ function provisionTasks(report: Report): string[] {
   return handoffsOf(report, 'provision').map((h) => h.task_id);
 }
 
+/** A batch of one child with one check, its lane provisioned and admitted. */
+async function oneChildLane(
+  batch: string,
+  id: string,
+  scope: string,
+  acceptance: string,
+): Promise<{ repoDir: string; d: Driver }> {
+  const repoDir = await makeRepo(FILES);
+  const plan = `batch: ${batch}\nchildren:\n  - id: ${id}\n    goal: Write ${id}\n    scope: ["${scope}"]\n    acceptance:\n      - ${acceptance}\n`;
+  const d = await startBatch(repoDir, plan);
+  await d.provisionAll(await d.tick());
+  return { repoDir, d };
+}
+
 function exited(d: Driver, ...tasks: string[]): Promise<Report> {
   return d.tick({ exited: tasks.map((task_id) => ({ task_id, code: 0, signal: null })) });
 }
@@ -237,20 +251,11 @@ children:
   });
 
   it('sends a failed check back for rework with its output, then integrates the fixed lane', async () => {
-    const repoDir = await makeRepo(FILES);
-    const d = await startBatch(
-      repoDir,
-      `
-batch: rework
-children:
-  - id: Q
-    goal: Write q
-    scope: ["q/**"]
-    acceptance:
-      - ${check('value', 'echo "QA-MARKER-7f3a value=$(cat q/v.txt)"; test "$(cat q/v.txt)" = good')}
-`,
+    const valueCheck = check(
+      'value',
+      'echo "QA-MARKER-7f3a value=$(cat q/v.txt)"; test "$(cat q/v.txt)" = good',
     );
-    await d.provisionAll(await d.tick());
+    const { repoDir, d } = await oneChildLane('rework', 'Q', 'q/**', valueCheck);
     writeFiles(d.lanePath('Q'), { 'q/v.txt': 'bad\n' });
     const failed = await exited(d, 'Q');
 
@@ -274,20 +279,7 @@ children:
 
 describe('release handoffs', () => {
   it('asks to release a delivered lane, not one whose release is in hand, and records it once gone', async () => {
-    const repoDir = await makeRepo(FILES);
-    const d = await startBatch(
-      repoDir,
-      `
-batch: rel
-children:
-  - id: R
-    goal: Write r
-    scope: ["r/**"]
-    acceptance:
-      - ${check('ok', 'test -f r/x.txt')}
-`,
-    );
-    await d.provisionAll(await d.tick());
+    const { d } = await oneChildLane('rel', 'R', 'r/**', check('ok', 'test -f r/x.txt'));
     writeFiles(d.lanePath('R'), { 'r/x.txt': 'x\n' });
     const done = await exited(d, 'R');
     expect(child(done, 'R').state).toBe('integrated');
