@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -8,8 +8,17 @@ import { execa } from 'execa';
 // The shipped CLI: the bundle that package.json's bin names.
 export const CLI = join(import.meta.dirname, '..', 'lanes', 'main.js');
 
+const made: string[] = [];
+// Removed when the bench ends: left in /tmp, thousands of repositories and lanes made the
+// file system itself slower run after run (docs/DECISIONS.md "The tick never waits for a worktree").
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export async function makeRepo(dir: string): Promise<string> {

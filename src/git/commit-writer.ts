@@ -72,6 +72,13 @@ export class CommitWriter {
     this.scratch = null;
   }
 
+  /** The folder for commit bodies, gone when the process ends even if close() was not called. */
+  private makeScratch(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'lanes-commit-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
   /** Writes a commit object; `author` and `committer` are full ident lines ("Name <email> <date>"). */
   write(
     tree: string,
@@ -84,7 +91,7 @@ export class CommitWriter {
       `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}` +
       `author ${author}\ncommitter ${committer}\n\n${message}`;
     return this.session.request(async (write, read) => {
-      this.scratch ??= mkdtempSync(join(tmpdir(), 'lanes-commit-'));
+      this.scratch ??= this.makeScratch();
       const file = join(this.scratch, `c${this.n++}`);
       writeFileSync(file, body);
       try {
