@@ -98,7 +98,7 @@ export class StewardJobs {
       } else this.failures.push({ task_id: h.task_id, reason: result.reason });
       this.deps.wake();
     });
-    if (queued) this.deps.store.journal('lane-requested', { task: h.task_id, base: h.base_head });
+    if (queued) this.deps.store.journal('lane-requested', { task: h.task_id });
   }
 
   /** A lane refused for a batch head that moved: moved to the head as it is when the job runs. */
