@@ -1,6 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
 import { batchPorts } from '../src/cli/batch-ports.js';
 import { LaneWorktrees } from '../src/git/lane-worktrees.js';
 import { createBatch, preflight } from '../src/cli/confirm.js';
@@ -9,12 +8,10 @@ import { loadConfig } from '../src/store/config-file.js';
 import { parsePlanText } from '../src/core/plan.js';
 import { PtyHost } from '../src/hosts/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
-import { withProductionReact } from '../src/tui/production-mode.js';
-import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { TuiStore } from '../src/tui/tui-store.js';
-import { FakeStdin, FakeStdout, NO_ACTIONS } from './keystroke-latency.js';
+import { driveTui } from './tui-keys.js';
 import { makeRepo, tempDir } from './fixtures.js';
-import { median, percentile, round } from './stats.js';
+import { p95Figure } from './stats.js';
 import type { Figure } from './stats.js';
 
 // 5b. keystroke_latency while integrating: the TUI and the coordinator in one process, as
@@ -67,43 +64,14 @@ async function measure(keysPerWave: number): Promise<{ idle: number[]; busy: num
     onEvent: (event) => store?.onEvent(event),
   });
   store = new TuiStore(ports.store, parsed, coordinator);
-  const stdout = new FakeStdout();
-  const stdin = new FakeStdin();
-  const [{ render }, { createElement }, { App }] = await withProductionReact(() =>
-    Promise.all([import('ink'), import('react'), import('../components/App.js')]),
+  // (the keys move among the first wave's lanes)
+  const tui = await driveTui(
+    store,
+    parsed.children.slice(0, WAVE).map((c) => c.id),
   );
-  const instance = render(createElement(App, { store, actions: NO_ACTIONS }), {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    ...INK_OPTIONS,
-  });
   const finished = coordinator.run();
-  const ids = parsed.children.map((c) => c.id);
-  const selectedIs = (frame: string, id: string) =>
-    new RegExp(`› ${id} `).test(stripVTControlCharacters(frame));
-  await until(() => selectedIs(stdout.last, ids[0]!));
-  let at = 0;
-  const keys = async (n: number, more: () => boolean = () => true): Promise<number[]> => {
-    const latencies: number[] = [];
-    for (let k = 0; k < n && more(); k++) {
-      const down = at < WAVE - 1 && (k % 10 < 5 || at === 0);
-      const next = down ? at + 1 : at - 1;
-      const started = process.hrtime.bigint();
-      const shown = new Promise<void>((resolve) => {
-        const onFrame = (frame: string) => {
-          if (!selectedIs(frame, ids[next]!)) return;
-          stdout.off('frame', onFrame);
-          resolve();
-        };
-        stdout.on('frame', onFrame);
-      });
-      stdin.write(down ? 'j' : 'k');
-      await shown;
-      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-      at = next;
-    }
-    return latencies;
-  };
+  await tui.ready;
+  const keys = tui.keys;
   const live = () => coordinator.runner.live.size;
   const integrated = () => ports.store.readRecord().commits.length;
   await until(() => live() === WAVE);
@@ -117,7 +85,7 @@ async function measure(keysPerWave: number): Promise<{ idle: number[]; busy: num
   await until(() => existsSync(join(dir, 'go-1')) && integrated() === 2 * WAVE);
   coordinator.stop();
   await finished;
-  instance.unmount();
+  tui.unmount();
   await host.dispose();
   store.dispose();
   return { idle, busy };
@@ -125,23 +93,9 @@ async function measure(keysPerWave: number): Promise<{ idle: number[]; busy: num
 
 export async function keystrokeIntegrating(keys: number): Promise<Figure> {
   const { idle, busy } = await measure(Math.ceil(keys / 2));
-  const p95 = percentile(busy, 95);
-  return {
-    name: 'keystroke_latency_integrating',
-    value: p95,
-    min: Math.min(...busy),
-    max: Math.max(...busy),
-    target: 50,
-    unit: 'ms p95',
-    met: p95 <= 50,
-    detail: {
-      keys: busy.length,
-      lanes_exiting_together: WAVE,
-      waves: 2,
-      p50_ms: round(median(busy)),
-      p95_ms: round(p95),
-      baseline_p50_ms: round(median(idle)),
-      baseline_p95_ms: round(percentile(idle, 95)),
-    },
-  };
+  return p95Figure('keystroke_latency_integrating', busy, idle, 50, {
+    keys: busy.length,
+    lanes_exiting_together: WAVE,
+    waves: 2,
+  });
 }

@@ -46,6 +46,34 @@ export function ratioFigure(
   };
 }
 
+/** A latency figure: the p95 of `busy` against `targetMs`, with the same keys' `idle` baseline beside it. */
+export function p95Figure(
+  name: string,
+  busy: readonly number[],
+  idle: readonly number[],
+  targetMs: number,
+  detail: Record<string, unknown>,
+): Figure {
+  const p95 = percentile(busy, 95);
+  return {
+    name,
+    value: p95,
+    min: Math.min(...busy),
+    max: Math.max(...busy),
+    target: targetMs,
+    unit: 'ms p95',
+    met: p95 <= targetMs,
+    detail: {
+      ...detail,
+      p50_ms: round(median(busy)),
+      p95_ms: round(p95),
+      baseline_p50_ms: round(median(idle)),
+      baseline_p95_ms: round(percentile(idle, 95)),
+      ratio_p95_to_baseline: round(p95 / percentile(idle, 95)),
+    },
+  };
+}
+
 export function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
