@@ -60,3 +60,35 @@ export function writeJson(path: string, value: unknown): string {
   writeFileSync(path, JSON.stringify(value));
   return path;
 }
+
+/**
+ * Time from starting `command` in a new detached tmux session of cols x rows (a server of
+ * its own) until `done(socket)` resolves; the server is killed afterwards.
+ */
+export async function timeInTmux(
+  cols: number,
+  rows: number,
+  command: (socket: string) => string,
+  done: (socket: string) => Promise<void>,
+): Promise<number> {
+  const socket = `lanes-bench-${process.pid}-${++tmuxServers}`;
+  try {
+    const start = process.hrtime.bigint();
+    await execa('tmux', [
+      '-L',
+      socket,
+      'new-session',
+      '-d',
+      '-x',
+      `${cols}`,
+      '-y',
+      `${rows}`,
+      command(socket),
+    ]);
+    await done(socket);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  } finally {
+    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
+  }
+}
+let tmuxServers = 0;

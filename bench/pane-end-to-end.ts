@@ -10,7 +10,7 @@ import { findRepo } from '../src/store/state-dir.js';
 import { withProductionReact } from '../src/tui/production-mode.js';
 import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { TuiStore } from '../src/tui/tui-store.js';
-import { independentPlan, makeRepo, tempDir } from './fixtures.js';
+import { independentPlan, makeRepo, tempDir, timeInTmux } from './fixtures.js';
 import { FakeStdin, NO_ACTIONS } from './keystroke-latency.js';
 import { mixedText } from './pane-throughput.js';
 import { ratioFigure, timeIt } from './stats.js';
@@ -134,30 +134,19 @@ async function throughTui(file: string): Promise<number> {
   }
 }
 
-async function throughTmux(file: string): Promise<number> {
-  const socket = `lanes-bench-e2e-${process.pid}`;
-  try {
-    return await timeIt(async () => {
-      await execa('tmux', [
-        '-L',
-        socket,
-        'new-session',
-        '-d',
-        '-x',
-        `${COLS}`,
-        '-y',
-        `${ROWS}`,
-        `cat ${file}; sleep 60`,
-      ]);
+function throughTmux(file: string): Promise<number> {
+  return timeInTmux(
+    COLS,
+    ROWS,
+    () => `cat ${file}; sleep 60`,
+    async (socket) => {
       for (;;) {
         const shown = await execa('tmux', ['-L', socket, 'capture-pane', '-p']);
         if (shown.stdout.includes(MARKER)) return;
         await new Promise((r) => setTimeout(r, 5));
       }
-    });
-  } finally {
-    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-  }
+    },
+  );
 }
 
 export async function paneEndToEnd(megabytes: number, runs: number): Promise<Figure> {

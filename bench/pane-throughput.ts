@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { PtyHost } from '../src/hosts/pty-host.js';
 import type { PtySession } from '../src/hosts/pty-host.js';
-import { tempDir } from './fixtures.js';
+import { tempDir, timeInTmux } from './fixtures.js';
 import { ratioFigure, timeIt } from './stats.js';
 import type { Figure } from './stats.js';
 
@@ -44,26 +44,13 @@ async function throughPty(file: string, dir: string): Promise<number> {
   });
 }
 
-async function throughTmux(file: string): Promise<number> {
-  const socket = `lanes-bench-${process.pid}`;
-  try {
-    return await timeIt(async () => {
-      await execa('tmux', [
-        '-L',
-        socket,
-        'new-session',
-        '-d',
-        '-x',
-        '120',
-        '-y',
-        '32',
-        `cat ${file}; tmux -L ${socket} wait-for -S done`,
-      ]);
-      await execa('tmux', ['-L', socket, 'wait-for', 'done']);
-    });
-  } finally {
-    await execa('tmux', ['-L', socket, 'kill-server'], { reject: false });
-  }
+function throughTmux(file: string): Promise<number> {
+  return timeInTmux(
+    120,
+    32,
+    (socket) => `cat ${file}; tmux -L ${socket} wait-for -S done`,
+    async (socket) => void (await execa('tmux', ['-L', socket, 'wait-for', 'done'])),
+  );
 }
 
 export async function paneThroughput(megabytes: number, runs: number): Promise<Figure> {
