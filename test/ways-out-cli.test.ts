@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TestContext } from 'vitest';
 import { isSameProcessAlive } from '../src/process/process-info.js';
 import { makeRepo, snapshotTree, tempDir } from './helpers/repo.js';
 import { until } from './helpers/until.js';
@@ -102,39 +103,48 @@ describe('lanes drop', () => {
   }, 180_000);
 });
 
+/**
+ * `lanes start` of a batch of A (writes `text` to a.txt, then sleeps until stopped) and B
+ * (quick), returned once B is released and A is at work.
+ */
+async function sleeperAndQuick(ctx: TestContext, batch: string, text: string) {
+  const repo = await makeRepo();
+  const gate = join(tempDir('lanes-gate-'), 'never'); // never written
+  const plan = writePlan(batch, [
+    {
+      id: 'A',
+      goal: 'sleeps',
+      scope: ['a.txt'],
+      acceptance: [{ id: 'a', run: 'test -f a.txt' }],
+      run: `printf '${text}\\n' > a.txt; ${waitFor(gate)}`,
+    },
+    {
+      id: 'B',
+      goal: 'quick',
+      scope: ['b.txt'],
+      acceptance: [{ id: 'b', run: 'test -f b.txt' }],
+      run: 'echo b > b.txt',
+    },
+  ]);
+  const start = spawnCli(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
+  await until(
+    () => {
+      const r = readRecord(repo, batch);
+      return (
+        r &&
+        child(r, 'B').state === 'released' &&
+        existsSync(join(child(r, 'A').lane?.path ?? '/nope', 'a.txt'))
+      );
+    },
+    'B released and A at work',
+    { timeoutMs: 90_000 },
+  );
+  return { repo, start };
+}
+
 describe('lanes drop through a running coordinator', () => {
   it("stops the dropped child's executor; the coordinator goes on and the batch completes", async (ctx) => {
-    const repo = await makeRepo();
-    const gate = join(tempDir('lanes-gate-'), 'never'); // A sleeps until it is stopped
-    const plan = writePlan('dc', [
-      {
-        id: 'A',
-        goal: 'sleeps',
-        scope: ['a.txt'],
-        acceptance: [{ id: 'a', run: 'test -f a.txt' }],
-        run: `printf 'started\\n' > a.txt; ${waitFor(gate)}`,
-      },
-      {
-        id: 'B',
-        goal: 'quick',
-        scope: ['b.txt'],
-        acceptance: [{ id: 'b', run: 'test -f b.txt' }],
-        run: 'echo b > b.txt',
-      },
-    ]);
-    const start = spawnCli(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await until(
-      () => {
-        const r = readRecord(repo, 'dc');
-        return (
-          r &&
-          child(r, 'B').state === 'released' &&
-          existsSync(join(child(r, 'A').lane?.path ?? '/nope', 'a.txt'))
-        );
-      },
-      'B released and A at work',
-      { timeoutMs: 90_000 },
-    );
+    const { repo, start } = await sleeperAndQuick(ctx, 'dc', 'started');
     const attempt = kernelOf(repo, 'dc', 'A').attempts.at(-1)!;
     const dropped = await lanes(repo, 'drop', 'dc', 'A');
     expect(dropped.exitCode, dropped.stderr).toBe(0);
@@ -159,37 +169,7 @@ describe('lanes drop through a running coordinator', () => {
 
 describe('lanes cancel', () => {
   it('cancels a running coordinator with a sleeping executor: stopped in seconds, work kept on the lane branch', async (ctx) => {
-    const repo = await makeRepo();
-    const gate = join(tempDir('lanes-gate-'), 'never'); // never written: A sleeps until it is stopped
-    const plan = writePlan('cx', [
-      {
-        id: 'A',
-        goal: 'sleeps',
-        scope: ['a.txt'],
-        acceptance: [{ id: 'a', run: 'test -f a.txt' }],
-        run: `printf 'half done\\n' > a.txt; ${waitFor(gate)}`,
-      },
-      {
-        id: 'B',
-        goal: 'quick',
-        scope: ['b.txt'],
-        acceptance: [{ id: 'b', run: 'test -f b.txt' }],
-        run: 'echo b > b.txt',
-      },
-    ]);
-    const start = spawnCli(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    await until(
-      () => {
-        const r = readRecord(repo, 'cx');
-        return (
-          r &&
-          child(r, 'B').state === 'released' &&
-          existsSync(join(child(r, 'A').lane?.path ?? '/nope', 'a.txt'))
-        );
-      },
-      'B released and A at work',
-      { timeoutMs: 90_000 },
-    );
+    const { repo, start } = await sleeperAndQuick(ctx, 'cx', 'half done');
     const attempt = kernelOf(repo, 'cx', 'A').attempts.at(-1)!;
     expect(isSameProcessAlive(attempt.pid!, attempt.pid_start)).toBe(true);
     const lanePath = child(readRecord(repo, 'cx'), 'A').lane!.path;
