@@ -58,6 +58,18 @@ async function answerAndQuit(
   expect((await agent.exited).exitCode).toBe(0);
 }
 
+/** The agent's PermissionRequest hook call, once it comes, and the SessionStart before it (from `lane`). */
+async function permissionAsked(log: string, agent: { screenNow: () => string }, lane: string) {
+  const asked = await until(
+    () => logLines(log).find((e) => e.hook_event_name === 'PermissionRequest'),
+    'the PermissionRequest hook',
+    { timeoutMs: 20_000, detail: () => agent.screenNow() },
+  );
+  const started = logLines(log).find((e) => e.hook_event_name === 'SessionStart');
+  expect(started).toMatchObject({ source: 'startup', cwd: lane });
+  return { asked, started };
+}
+
 describe('permission prompts of the agents', () => {
   it('claude: Write asks in the default mode; the PermissionRequest hook names it; Enter says yes', async () => {
     const { repo, lane } = await makeRepoAndLane();
@@ -74,16 +86,7 @@ describe('permission prompts of the agents', () => {
       },
     );
     try {
-      const asked = await until(
-        () => logLines(log).find((e) => e.hook_event_name === 'PermissionRequest'),
-        'the PermissionRequest hook',
-        {
-          timeoutMs: 20_000,
-          detail: () => agent.screenNow(),
-        },
-      );
-      const started = logLines(log).find((e) => e.hook_event_name === 'SessionStart');
-      expect(started).toMatchObject({ source: 'startup', cwd: lane });
+      const { asked, started } = await permissionAsked(log, agent, lane);
       expect(asked).toMatchObject({
         session_id: started?.session_id,
         tool_name: 'Write',
@@ -119,16 +122,7 @@ describe('permission prompts of the agents', () => {
       },
     );
     try {
-      const asked = await until(
-        () => logLines(log).find((e) => e.hook_event_name === 'PermissionRequest'),
-        'the PermissionRequest hook',
-        {
-          timeoutMs: 20_000,
-          detail: () => agent.screenNow(),
-        },
-      );
-      const started = logLines(log).find((e) => e.hook_event_name === 'SessionStart');
-      expect(started).toMatchObject({ source: 'startup', cwd: lane });
+      const { asked, started } = await permissionAsked(log, agent, lane);
       expect(asked).toMatchObject({
         session_id: started?.session_id,
         tool_name: 'Bash',
