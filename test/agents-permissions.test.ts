@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Script } from './fixtures/model-server/server.mjs';
-import { agentBatch, agentProcesses, batchState, journal } from './helpers/agent-batch.js';
+import { agentBatch, agentProcesses, untilCompletedAndClosed, journal } from './helpers/agent-batch.js';
 import { CLI, git, tempDir } from './helpers/repo.js';
 import { terminalEnv, Tmux } from './helpers/tmux.js';
 import { until } from './helpers/until.js';
@@ -69,14 +69,7 @@ describe.each(['claude', 'codex'] as const)('%s asks for permission', (agent) =>
     await tmux.keys('Enter'); // attach the selected lane
     await tmux.waitFor(/│a · attached \(ctrl-g detaches\)/, 10_000);
     await tmux.keys(c.answer);
-    await until(() => batchState(b.repo, batch) === 'completed', 'the batch to complete', {
-      timeoutMs: 60_000,
-      detail: () => JSON.stringify(journal(b.repo, batch).slice(-5)),
-    });
-    await until(
-      () => journal(b.repo, batch).some((e) => e.event === 'session-closed'),
-      'the session to close',
-    );
+    await untilCompletedAndClosed(b.repo, batch);
     expect(rings()).toBe(1);
     expect(await git(b.repo, 'show', `batch/${batch}:src/a.txt`)).toBe('right');
     screen = await tmux.capture();

@@ -1,7 +1,14 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { agentBatch, agentProcesses, batchState, CHECK_OUTPUT, journal } from './helpers/agent-batch.js';
+import {
+  agentBatch,
+  agentProcesses,
+  batchState,
+  untilCompletedAndClosed,
+  CHECK_OUTPUT,
+  journal,
+} from './helpers/agent-batch.js';
 import type { AgentKind } from './helpers/agent-batch.js';
 import { CLI, git } from './helpers/repo.js';
 import { terminalEnv, Tmux } from './helpers/tmux.js';
@@ -97,14 +104,7 @@ describe('claude at the QA failure limit', () => {
     // The human fixes the lane and resumes the child: QA passes, the session is closed.
     writeFileSync(join(b.repo, '..', 'repo.lanes', batch, 'b', 'src', 'b.txt'), 'right\n');
     await tmux.keys('r');
-    await until(() => batchState(b.repo, batch) === 'completed', 'the batch to complete', {
-      timeoutMs: 60_000,
-      detail: () => JSON.stringify(journal(b.repo, batch).slice(-5)),
-    });
-    await until(
-      () => journal(b.repo, batch).some((e) => e.event === 'session-closed'),
-      'the session to close',
-    );
+    await untilCompletedAndClosed(b.repo, batch);
     expect(await git(b.repo, 'show', `batch/${batch}:src/b.txt`)).toBe('right');
     await until(() => agentProcesses(b.home).length === 0, 'no agent process left');
     await tmux.kill();
@@ -148,13 +148,7 @@ describe('claude waiting for a review', () => {
     ]);
     await tmux.waitFor(/^› a +enrolled +review/m, 60_000);
     await tmux.keys('a');
-    await until(() => batchState(b.repo, batch) === 'completed', 'the batch to complete', {
-      timeoutMs: 60_000,
-    });
-    await until(
-      () => journal(b.repo, batch).some((e) => e.event === 'session-closed'),
-      'the session to close',
-    );
+    await untilCompletedAndClosed(b.repo, batch);
     // One session all along: the rejection reached the same conversation.
     expect(journal(b.repo, batch).filter((e) => e.event === 'executor-spawned')).toHaveLength(1);
     expect(await git(b.repo, 'show', `batch/${batch}:src/a.txt`)).toBe('right, reviewed');

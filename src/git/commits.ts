@@ -159,6 +159,38 @@ async function readIdentityEnv(cwd: string): Promise<Record<string, string>> {
   return env;
 }
 
+/**
+ * git's own three-way merge of two commits (`merge-tree --write-tree`, ort): the merged
+ * tree (with conflict markers where it conflicts) and the paths in conflict, none when it
+ * merged cleanly. Writes objects only; no ref, index or file moves.
+ */
+export async function mergeTrees(
+  cwd: string,
+  ours: string,
+  theirs: string,
+): Promise<{ tree: string; conflicts: string[] }> {
+  const out = await git(
+    cwd,
+    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs],
+    {
+      okCodes: [1],
+    },
+  );
+  const [tree = '', ...paths] = splitNul(out.stdout.replace(/\n$/, ''));
+  const conflicts = out.exitCode === 0 ? [] : [...new Set(paths.map((p) => p.trim()).filter(Boolean))];
+  return { tree: tree.trim(), conflicts };
+}
+
+/** The tree of a clean merge, or the paths in conflict (mergeTrees). */
+export async function cleanMerge(
+  cwd: string,
+  ours: string,
+  theirs: string,
+): Promise<{ tree: string } | { conflicts: string[] }> {
+  const { tree, conflicts } = await mergeTrees(cwd, ours, theirs);
+  return conflicts.length > 0 ? { conflicts } : { tree };
+}
+
 /** Creates a commit object (no ref moves). */
 export async function commitTree(
   cwd: string,

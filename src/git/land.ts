@@ -1,5 +1,5 @@
-import { identityEnv, isAncestor, resolveCommit, updateRef } from './commits.js';
-import { git, gitLine, splitNul } from './git.js';
+import { cleanMerge, identityEnv, isAncestor, resolveCommit, updateRef } from './commits.js';
+import { git, gitLine } from './git.js';
 import { listWorktrees } from './worktrees.js';
 
 // The git side of `lanes land` (decisions in core/land.ts): plumbing for the branch, and
@@ -32,15 +32,10 @@ export async function mergeCommit(
   batchTip: string,
   message: string,
 ): Promise<{ commit: string } | { conflicts: string[] }> {
-  const out = await git(
-    root,
-    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', intoTip, batchTip],
-    { okCodes: [1] },
-  );
-  const [tree = '', ...paths] = splitNul(out.stdout.replace(/\n$/, ''));
-  if (out.exitCode !== 0) return { conflicts: [...new Set(paths.map((p) => p.trim()).filter(Boolean))] };
+  const merged = await cleanMerge(root, intoTip, batchTip);
+  if ('conflicts' in merged) return merged;
   const env = await identityEnv(root);
-  const commit = await gitLine(root, ['commit-tree', tree.trim(), '-p', intoTip, '-p', batchTip, '-F', '-'], {
+  const commit = await gitLine(root, ['commit-tree', merged.tree, '-p', intoTip, '-p', batchTip, '-F', '-'], {
     env,
     input: message,
   });

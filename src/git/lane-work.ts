@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReworkOutcome } from '../core/rework-onto-head.js';
-import { commitInfo, identityEnv, resolveCommit, updateRef } from './commits.js';
-import { git, gitLine, splitNul } from './git.js';
+import { commitInfo, identityEnv, mergeTrees, resolveCommit, updateRef } from './commits.js';
+import { git, gitLine } from './git.js';
 
 // Work in a lane that is not a delivery yet (docs/DECISIONS.md, "No dead ends"):
 // - keepLaneWork: everything the lane holds (committed or not, untracked files too, ignored
@@ -100,13 +100,7 @@ export async function reworkLane(
     identityFrom,
     `lanes(${ids.task}): work in the lane before the rework onto ${head.slice(0, 12)}`,
   );
-  const merged = await git(
-    lanePath,
-    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', head, work],
-    { okCodes: [1] },
-  );
-  const [tree = '', ...paths] = splitNul(merged.stdout.replace(/\n$/, ''));
-  const conflicts = merged.exitCode === 0 ? [] : [...new Set(paths.map((p) => p.trim()).filter(Boolean))];
+  const { tree, conflicts } = await mergeTrees(lanePath, head, work);
   const trailers = [
     `Lanes-Batch: ${ids.batch}`,
     `Lanes-Task: ${ids.task}`,
@@ -114,7 +108,7 @@ export async function reworkLane(
     ...(conflicts.length ? [`${CONFLICTS}: ${conflicts.join(', ')}`] : []),
   ];
   const message = `lanes(${ids.task}): rework onto the batch head ${head.slice(0, 12)}\n\n${trailers.join('\n')}\n`;
-  const commit = await commitWith(lanePath, identityFrom, tree.trim(), [head, work], message);
+  const commit = await commitWith(lanePath, identityFrom, tree, [head, work], message);
   if (!(await updateRef(lanePath, ref, commit, tip)))
     throw new Error(`lane branch ${branch} moved while lanes reworked it`);
   // Everything the work tree held is in `work` (the merge's second parent): the reset loses nothing.

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { commitTree, identityEnv, resolveCommit } from './commits.js';
-import { git, splitNul } from './git.js';
+import { cleanMerge, commitTree, identityEnv, resolveCommit } from './commits.js';
+import { git } from './git.js';
 import { isClean, listWorktrees, realpathOrNull } from './worktrees.js';
 
 // Rebuilding the batch branch without an evicted child (docs/DECISIONS.md "Final
@@ -25,14 +25,7 @@ export async function replayTree(
     'lanes: replay base\n',
     await identityEnv(root),
   );
-  const out = await git(
-    root,
-    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', stand, laneCommit],
-    { okCodes: [1] },
-  );
-  const [tree = '', ...paths] = splitNul(out.stdout.replace(/\n$/, ''));
-  if (out.exitCode === 0) return { tree: tree.trim() };
-  return { conflicts: [...new Set(paths.map((p) => p.trim()).filter(Boolean))] };
+  return cleanMerge(root, stand, laneCommit);
 }
 
 export async function keepRef(root: string, ref: string, commit: string): Promise<void> {

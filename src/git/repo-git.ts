@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
 import {
+  cleanMerge,
   commitAuthorAndMessage,
   commitsAuthorAndMessage,
   commitsBetween,
@@ -14,7 +15,7 @@ import { personLine } from './commit-writer.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
 import { conflictMarkers, reworkLane } from './lane-work.js';
 import type { ReworkOutcome } from '../core/rework-onto-head.js';
-import { git, splitNul } from './git.js';
+import { git } from './git.js';
 import { RepoSessions } from './repo-sessions.js';
 import { treeChanges } from './tree-diff.js';
 import { linkedGitDir, worktreesFromFiles } from './worktree-files.js';
@@ -133,17 +134,8 @@ export class RepoGit implements GitPort {
     return syncLaneIndex(lanePath);
   }
 
-  async mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {
-    const out = await git(
-      this.root,
-      ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', head, laneCommit],
-      {
-        okCodes: [1],
-      },
-    );
-    const [tree = '', ...paths] = splitNul(out.stdout.replace(/\n$/, ''));
-    if (out.exitCode === 0) return { tree: tree.trim() };
-    return { conflicts: [...new Set(paths.map((p) => p.trim()).filter(Boolean))] };
+  mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {
+    return cleanMerge(this.root, head, laneCommit);
   }
 
   async sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean> {

@@ -6,6 +6,7 @@ import type { ModelServer, Script } from '../fixtures/model-server/server.mjs';
 import { agentsDir, claudeBin, claudeEnv, codexBin, codexEnv, serverRequests } from './agents.js';
 import type { ServerRequest } from './agents.js';
 import { git, makeRepo, tempDir } from './repo.js';
+import { until } from './until.js';
 
 // A three-child batch for a real agent CLI against the scripted model server: a, b and c
 // each write src/<id>.txt; the check wants "right" in it. b's first answer writes "wrong",
@@ -119,10 +120,6 @@ export async function agentBatch(
   };
 }
 
-/**
- * Pids of the agent processes a test started: their executable or command line is in the
- * pinned agents' folder and their environment has the test's private HOME.
- */
 /** The batch's journal entries, in order (none before the batch exists). */
 export function journal(repo: string, batch: string): JournalLine[] {
   const path = join(repo, '.git', 'lanes', 'batches', `${batch}.events.jsonl`);
@@ -146,6 +143,19 @@ export function batchState(repo: string, batch: string): string | null {
     : null;
 }
 
+/** Waits until the batch is completed and the agent's session closed (the journal says so). */
+export async function untilCompletedAndClosed(repo: string, batch: string): Promise<void> {
+  await until(() => batchState(repo, batch) === 'completed', 'the batch to complete', {
+    timeoutMs: 60_000,
+    detail: () => JSON.stringify(journal(repo, batch).slice(-5)),
+  });
+  await until(() => journal(repo, batch).some((e) => e.event === 'session-closed'), 'the session to close');
+}
+
+/**
+ * Pids of the agent processes a test started: their executable or command line is in the
+ * pinned agents' folder and their environment has the test's private HOME.
+ */
 export function agentProcesses(home: string): number[] {
   const dir = agentsDir();
   const found: number[] = [];
