@@ -92,3 +92,17 @@ export async function timeInTmux(
   }
 }
 let tmuxServers = 0;
+
+/** A lane's launch that shows `file` (the pane figures' executor: `cat`). */
+export function catLaunch(dir: string, taskId: string, file: string) {
+  return {
+    taskId,
+    runId: 'bench',
+    attempt: 1,
+    cwd: dir,
+    argv: ['cat', file],
+    env: {},
+    logPath: join(dir, 'pane.log'),
+    statusPath: join(dir, 'pane.status'),
+  };
+}

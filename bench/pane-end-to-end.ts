@@ -10,7 +10,7 @@ import { findRepo } from '../src/store/state-dir.js';
 import { withProductionReact } from '../src/tui/production-mode.js';
 import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { TuiStore } from '../src/tui/tui-store.js';
-import { independentPlan, makeRepo, tempDir, timeInTmux } from './fixtures.js';
+import { catLaunch, independentPlan, makeRepo, tempDir, timeInTmux } from './fixtures.js';
 import { FakeStdin, NO_ACTIONS } from './keystroke-latency.js';
 import { mixedText } from './pane-throughput.js';
 import { ratioFigure, timeIt } from './stats.js';
@@ -98,16 +98,7 @@ async function throughTui(file: string): Promise<number> {
   try {
     return await timeIt(async () => {
       const shown = stdout.until(MARKER);
-      const session = await host.open({
-        taskId: plan.children[0]!.id,
-        runId: 'bench',
-        attempt: 1,
-        cwd: dir,
-        argv: ['cat', file],
-        env: {},
-        logPath: join(dir, 'pane.log'),
-        statusPath: join(dir, 'pane.status'),
-      });
+      const session = await host.open(catLaunch(dir, plan.children[0]!.id, file));
       store.onEvent({ kind: 'launched', task: plan.children[0]!.id, attempt: 1, session });
       let timer: NodeJS.Timeout | undefined;
       const stuck = new Promise<never>((_, reject) => {

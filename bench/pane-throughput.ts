@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { PtyHost } from '../src/hosts/pty-host.js';
 import type { PtySession } from '../src/hosts/pty-host.js';
-import { tempDir, timeInTmux } from './fixtures.js';
+import { catLaunch, tempDir, timeInTmux } from './fixtures.js';
 import { ratioFigure, timeIt } from './stats.js';
 import type { Figure } from './stats.js';
 
@@ -28,16 +28,7 @@ export function mixedText(bytes: number): string {
 async function throughPty(file: string, dir: string): Promise<number> {
   const host = new PtyHost({ cols: 120, rows: 32 }, 1000);
   return timeIt(async () => {
-    const session = (await host.open({
-      taskId: 'pane',
-      runId: 'bench',
-      attempt: 1,
-      cwd: dir,
-      argv: ['cat', file],
-      env: {},
-      logPath: join(dir, 'pane.log'),
-      statusPath: join(dir, 'pane.status'),
-    })) as PtySession;
+    const session = (await host.open(catLaunch(dir, 'pane', file))) as PtySession;
     await session.exited;
     await session.screen.flushed();
     session.screen.dispose();
