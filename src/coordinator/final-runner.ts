@@ -44,10 +44,6 @@ export class FinalRunner implements FinalPort {
     return replayTree(this.git.root, head, laneBase, laneCommit);
   }
 
-  prepareReplay(laneCommits: readonly string[]): Promise<void> {
-    return this.git.loadMessages(laneCommits);
-  }
-
   keepRef(ref: string, commit: string): Promise<void> {
     return keepRef(this.git.root, ref, commit);
   }

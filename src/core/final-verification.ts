@@ -178,7 +178,6 @@ export async function planRebuild(
     if (!child) throw new Error(`final verification: no child owns ${sha}`);
     return child;
   });
-  await port.prepareReplay?.(later.map((c) => c.lane!.lane_commit!));
   for (const child of later) {
     if (dependsOnAny(record, child, evicted)) {
       evicted.add(child.task_id);

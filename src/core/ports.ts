@@ -184,8 +184,6 @@ export interface FinalPort {
     laneBase: string,
     laneCommit: string,
   ): Promise<{ tree: string } | { conflicts: string[] }>;
-  /** Reads what the replays of these lane commits will need, at once (optional: a speed-up). */
-  prepareReplay?(laneCommits: readonly string[]): Promise<void>;
   /** Points `ref` at `commit` (no compare: the ref is lanes' own). */
   keepRef(ref: string, commit: string): Promise<void>;
   dropRef(ref: string): Promise<void>;

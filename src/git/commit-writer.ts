@@ -72,13 +72,6 @@ export class CommitWriter {
     this.scratch = null;
   }
 
-  /** The folder for commit bodies, gone when the process ends even if close() was not called. */
-  private makeScratch(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'lanes-commit-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    return dir;
-  }
-
   /** Writes a commit object; `author` and `committer` are full ident lines ("Name <email> <date>"). */
   write(
     tree: string,
@@ -91,7 +84,7 @@ export class CommitWriter {
       `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}` +
       `author ${author}\ncommitter ${committer}\n\n${message}`;
     return this.session.request(async (write, read) => {
-      this.scratch ??= this.makeScratch();
+      this.scratch ??= mkdtempSync(join(tmpdir(), 'lanes-commit-'));
       const file = join(this.scratch, `c${this.n++}`);
       writeFileSync(file, body);
       try {

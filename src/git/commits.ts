@@ -69,41 +69,6 @@ export interface Ident {
   date: string;
 }
 
-/** A commit's author and full message, in one git call. */
-export async function commitAuthorAndMessage(
-  cwd: string,
-  sha: string,
-): Promise<{ author: Ident; message: string }> {
-  const out = (await git(cwd, ['log', '-1', '--format=%an%x00%ae%x00%ad%x00%B', '--date=raw', sha, '--']))
-    .stdout;
-  const [name = '', email = '', date = '', ...rest] = out.split('\0');
-  return { author: { name, email, date }, message: rest.join('\0').replace(/\n+$/, '\n') };
-}
-
-/** commitAuthorAndMessage for many commits in one git call. */
-export async function commitsAuthorAndMessage(
-  cwd: string,
-  shas: readonly string[],
-): Promise<Map<string, { author: Ident; message: string }>> {
-  const out = (
-    await git(cwd, [
-      'log',
-      '--no-walk=unsorted',
-      '--format=%H%x00%an%x00%ae%x00%ad%x00%B%x00',
-      '--date=raw',
-      ...shas,
-      '--',
-    ])
-  ).stdout;
-  const parts = out.split('\0');
-  const found = new Map<string, { author: Ident; message: string }>();
-  for (let i = 0; i + 4 < parts.length; i += 5) {
-    const [sha = '', name = '', email = '', date = '', message = ''] = parts.slice(i, i + 5);
-    found.set(sha.trim(), { author: { name, email, date }, message: message.replace(/\n+$/, '\n') });
-  }
-  return found;
-}
-
 /** What a change does, path by path: "<mode> <blob>" of the new side ("0 deleted" for a deletion). */
 export async function changeIdentity(cwd: string, from: string, to: string): Promise<Map<string, string>> {
   const out = await git(cwd, [

@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, linkSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { personLine } from './commit-writer.js';
 import { git, gitLine } from './git.js';
 import type { RepoSessions } from './repo-sessions.js';
@@ -71,8 +71,8 @@ export async function commitDelivery(
   t: DeliveryTrailers,
 ): Promise<{ commit: string; indexSynced: boolean }> {
   // The private index lives beside the lane's own (in its git directory), so it can become
-  // the lane's index by a link and a rename: no file to make for it (file creation is what
-  // costs most on a busy file system: docs/DECISIONS.md "Git speed").
+  // the lane's index by a link and a rename, with no copy of it made (docs/DECISIONS.md
+  // "The tick never waits for a worktree").
   const gitDir = linkedGitDir(lanePath);
   const scratch = gitDir === null ? mkdtempSync(join(tmpdir(), 'lanes-index-')) : null;
   const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, 'lanes-delivery-index');
@@ -108,7 +108,7 @@ export async function commitDelivery(
     const tip = await sessions.objects.resolve(`${ref}^{commit}`);
     if (!tip || !(await sessions.refs.compareAndSwap(ref, commit, tip)))
       throw new Error(`lane branch ${branch} moved while lanes committed the delivery`);
-    return { commit, indexSynced: replaceLaneIndex(lanePath, index) };
+    return { commit, indexSynced: gitDir !== null && replaceLaneIndex(gitDir, index) };
   } finally {
     if (scratch) rmSync(scratch, { recursive: true, force: true });
     else rmSync(index, { force: true });
@@ -118,12 +118,10 @@ export async function commitDelivery(
 /**
  * Puts the private index in place of the lane's own, the way git replaces an index: an
  * exclusive `index.lock` (here a hard link of the private index, which fails as an
- * exclusive create does when the lock is held), then a rename. False when the lane is not
- * a linked worktree or its index is locked: the caller resets the index with git instead.
+ * exclusive create does when the lock is held), then a rename. False when its index is
+ * locked: the caller resets the index with git instead.
  */
-function replaceLaneIndex(lanePath: string, index: string): boolean {
-  const gitDir = linkedGitDir(lanePath);
-  if (gitDir === null || dirname(index) !== gitDir) return false;
+function replaceLaneIndex(gitDir: string, index: string): boolean {
   const lock = join(gitDir, 'index.lock');
   try {
     linkSync(index, lock);

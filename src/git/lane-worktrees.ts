@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
-import { isAncestor, resolveCommit } from './commits.js';
+import { resolveCommit } from './commits.js';
 import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
@@ -36,12 +36,11 @@ export class LaneWorktrees implements WorktreePort {
   }
 
   branchTip(branch: string): Promise<string | null> {
-    return this.sessions.objects.resolve(`refs/heads/${branch}^{commit}`);
+    return this.sessions.branchTip(branch);
   }
 
   async onBranch(commit: string, tip: string): Promise<boolean> {
-    if (commit === tip) return true;
-    return (await this.sessions.objects.reaches(commit, tip)) ?? isAncestor(this.repoRoot, commit, tip);
+    return commit === tip || this.sessions.isAncestor(commit, tip);
   }
 
   async headOf(path: string): Promise<string | null> {
@@ -80,8 +79,7 @@ export class LaneWorktrees implements WorktreePort {
   async lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }> {
     // One status gives both the file fingerprint and, while HEAD is the base, the changed paths.
     const status = await readLaneStatus(path);
-    const changed =
-      status && status.head === base && status.paths ? status.paths : await changedPaths(path, base);
+    const changed = await changedPaths(path, base, status ?? undefined);
     return { fingerprint: status?.entries.join('\0') ?? '', changed };
   }
 

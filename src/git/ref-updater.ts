@@ -5,8 +5,6 @@ import { GitSession, SessionClosed } from './git-session.js';
 // all. A compare-and-swap that finds the ref elsewhere fails the prepare; git then ends,
 // and the next transaction starts a new process (docs/DECISIONS.md "Git speed").
 
-export const ZERO_OID = '0000000000000000000000000000000000000000';
-
 export class RefUpdater {
   private readonly session: GitSession;
 

@@ -2,15 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
-import {
-  cleanMerge,
-  commitAuthorAndMessage,
-  commitsAuthorAndMessage,
-  commitsBetween,
-  isAncestor,
-  sameChange,
-} from './commits.js';
-import type { Ident } from './commits.js';
+import { cleanMerge, commitsBetween, sameChange } from './commits.js';
 import { personLine } from './commit-writer.js';
 import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
 import { conflictMarkers, reworkLane } from './lane-work.js';
@@ -48,14 +40,12 @@ export class RepoGit implements GitPort {
   }
 
   branchTip(branch: string): Promise<string | null> {
-    return this.sessions.objects.resolve(`refs/heads/${branch}^{commit}`);
+    return this.sessions.branchTip(branch);
   }
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     if (ancestor === descendant && /^[0-9a-f]{40,64}$/.test(ancestor)) return true;
-    // The batch branch's recent history is walked in lanes; a long walk is git's.
-    const walked = await this.sessions.objects.reaches(ancestor, descendant);
-    return walked ?? isAncestor(this.root, ancestor, descendant);
+    return this.sessions.isAncestor(ancestor, descendant);
   }
 
   commitsBetween(from: string, to: string): Promise<CommitSummary[]> {
@@ -163,26 +153,6 @@ export class RepoGit implements GitPort {
     const message = `${lane.message.replace(/\n+$/, '')}\n${extraTrailers}`;
     const { committer } = await this.sessions.ident();
     return this.sessions.commits.write(tree, [parent], lane.author, personLine(committer), message);
-  }
-
-  /** Lane commits never change: their author and message are read once (a rebuild replays many). */
-  private readonly messages = new Map<string, Promise<{ author: Ident; message: string }>>();
-
-  private authorAndMessage(sha: string): Promise<{ author: Ident; message: string }> {
-    let found = this.messages.get(sha);
-    if (!found) {
-      found = commitAuthorAndMessage(this.root, sha);
-      this.messages.set(sha, found);
-    }
-    return found;
-  }
-
-  /** Reads the author and message of many commits in one git call (before a rebuild). */
-  async loadMessages(shas: readonly string[]): Promise<void> {
-    const wanted = shas.filter((sha) => !this.messages.has(sha));
-    if (wanted.length === 0) return;
-    for (const [sha, info] of await commitsAuthorAndMessage(this.root, wanted))
-      this.messages.set(sha, Promise.resolve(info));
   }
 
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean> {

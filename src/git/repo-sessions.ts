@@ -1,5 +1,6 @@
 import { CommitWriter, readIdentity } from './commit-writer.js';
 import type { Identity } from './commit-writer.js';
+import { isAncestor } from './commits.js';
 import { ObjectReader } from './object-reader.js';
 import { RefUpdater } from './ref-updater.js';
 
@@ -34,6 +35,15 @@ export class RepoSessions {
     this.objects = new ObjectReader(root);
     this.refs = new RefUpdater(root);
     this.commits = new CommitWriter(root);
+  }
+
+  branchTip(branch: string): Promise<string | null> {
+    return this.objects.resolve(`refs/heads/${branch}^{commit}`);
+  }
+
+  /** Walked over the cached commits (the batch branch's recent history); a long walk is git's. */
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return (await this.objects.reaches(ancestor, descendant)) ?? isAncestor(this.root, ancestor, descendant);
   }
 
   /** Asked once per repository and process: it does not change mid-batch. */

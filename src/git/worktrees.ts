@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { git, splitNul } from './git.js';
 import { readLaneStatus } from './lane-status.js';
+import type { LaneStatus } from './lane-status.js';
 import { linkedGitDir } from './worktree-files.js';
 import type { OfferFacts } from '../core/ports.js';
 
@@ -146,10 +147,10 @@ export async function isClean(path: string): Promise<boolean> {
  * Every path the lane changed since `base`: committed or not, staged or not, and new
  * untracked files (ignored files excluded, so setup output such as node_modules is not a change).
  */
-export async function changedPaths(lanePath: string, base: string): Promise<string[]> {
+export async function changedPaths(lanePath: string, base: string, status?: LaneStatus): Promise<string[]> {
   if (!existsSync(lanePath)) return [];
   try {
-    return await readChangedPaths(lanePath, base);
+    return await readChangedPaths(lanePath, base, status);
   } catch (error) {
     // The lane was deleted while git looked at it: it has no changes any more.
     if (!existsSync(lanePath)) return [];
@@ -178,9 +179,10 @@ export function takeChangedPaths(lanePath: string, base: string): Promise<string
   return kept ? Promise.resolve(kept) : changedPaths(lanePath, base);
 }
 
-async function readChangedPaths(lanePath: string, base: string): Promise<string[]> {
+/** `known`: the lane's status, read by the caller a moment ago (not read again). */
+async function readChangedPaths(lanePath: string, base: string, known?: LaneStatus): Promise<string[]> {
   // One status tells it when HEAD is still the base (the executor made no commit of its own).
-  const status = await readLaneStatus(lanePath);
+  const status = known ?? (await readLaneStatus(lanePath));
   if (status && status.head === base && status.paths) return status.paths;
   const [tracked, untracked] = await Promise.all([
     git(lanePath, ['diff', '--name-only', '-z', '--no-renames', '--no-ext-diff', base, '--']),
