@@ -4,7 +4,7 @@ import { describeRefusal, planClean } from '../core/clean.js';
 import type { LaneFacts } from '../core/clean.js';
 import { LanesError } from '../core/errors.js';
 import type { BatchRecord } from '../core/record.js';
-import { isAncestor, resolveCommit } from '../git/commits.js';
+import { dropRef, isAncestor, keepRef, resolveCommit } from '../git/commits.js';
 import { git } from '../git/git.js';
 import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import { BatchStore } from '../store/batch-store.js';
@@ -90,9 +90,9 @@ export async function cleanBatch(repo: RepoPaths, batchId: string, force: boolea
       if (risky.has(lane.taskId)) {
         // What would be lost is kept: the branch tip under a ref, the folder in the trash.
         const keep = `refs/lanes-trash/${batchId}/${lane.taskId}`;
-        if (lane.branch) await git(repo.root, ['update-ref', keep, `refs/heads/${lane.branch}`]);
+        if (lane.branch) await keepRef(repo.root, keep, `refs/heads/${lane.branch}`);
         else if (lane.evictedCommit)
-          await git(repo.root, ['update-ref', keep, `refs/lanes/${batchId}/evicted/${lane.taskId}`]);
+          await keepRef(repo.root, keep, `refs/lanes/${batchId}/evicted/${lane.taskId}`);
         if (lane.worktree) {
           mkdirSync(trash, { recursive: true });
           renameSync(lane.worktree, join(trash, lane.taskId));
@@ -109,8 +109,7 @@ export async function cleanBatch(repo: RepoPaths, batchId: string, force: boolea
       `refs/heads/lane/${batchId}/`,
       `refs/lanes/${batchId}/`,
     ]);
-    for (const ref of refs.stdout.split('\n').filter(Boolean))
-      await git(repo.root, ['update-ref', '-d', ref], { okCodes: [1] });
+    for (const ref of refs.stdout.split('\n').filter(Boolean)) await dropRef(repo.root, ref);
     rmSync(join(repo.stateDir, 'scratch', batchId), { recursive: true, force: true });
     rmSync(paths.batchDir, { recursive: true, force: true });
     rmSync(paths.report, { force: true });

@@ -1,7 +1,7 @@
 import { agentOf, promptPatternsOf } from '../agents/agents.js';
 import { resolveSettings } from '../core/batch-settings.js';
 import { executorProfiles } from '../core/config.js';
-import type { Config } from '../core/config.js';
+import type { Config, ExecutorProfile } from '../core/config.js';
 import { judgeExecutorEnd } from '../core/dispatch-health.js';
 import { nextExecutorStep } from '../core/executor-step.js';
 import { abandonAttempt } from '../core/kernel.js';
@@ -100,6 +100,7 @@ export class ExecutorRunner {
 
   setPlan(plan: Plan): void {
     this.plan = plan;
+    this.profiles.clear();
   }
 
   setPaused(paused: boolean, why: string | null): void {
@@ -112,9 +113,20 @@ export class ExecutorRunner {
     return this.live.get(task)?.session ?? null;
   }
 
-  private profileOf(task: string) {
-    const name = resolveSettings(this.plan, this.config).executors[task] as string;
-    return { name, profile: executorProfiles(this.config)[name]! };
+  /**
+   * Each child's executor profile, resolved once per plan: the lane watch asks on every
+   * chunk of output, and resolving means every child's preferences.
+   */
+  private readonly profiles = new Map<string, { name: string; profile: ExecutorProfile }>();
+
+  private profileOf(task: string): { name: string; profile: ExecutorProfile } {
+    let found = this.profiles.get(task);
+    if (!found) {
+      const name = resolveSettings(this.plan, this.config).executors[task] as string;
+      found = { name, profile: executorProfiles(this.config)[name]! };
+      this.profiles.set(task, found);
+    }
+    return found;
   }
 
   /** Acts on an executor handoff. Returns true when an exit was queued (the loop should tick again). */

@@ -4,7 +4,8 @@ import type { Config } from '../core/config.js';
 import type { CheckRun } from '../core/kernel.js';
 import type { AcceptanceCheck } from '../core/plan.js';
 import type { FinalPort } from '../core/ports.js';
-import { dropRef, keepRef, replayTree, restoreLane, retireLane } from '../git/rebuild.js';
+import { dropRef, keepRef } from '../git/commits.js';
+import { replayTree, restoreLane, retireLane } from '../git/rebuild.js';
 import type { RepoGit } from '../git/repo-git.js';
 import { runCheck, runChecks } from '../qa/check-runner.js';
 

@@ -3,6 +3,7 @@ import type { KernelRead } from '../core/ports.js';
 import { killGroup } from '../process/process-group.js';
 import type { LaneSession } from '../hosts/host.js';
 import { isSameProcessAlive } from '../process/process-info.js';
+import { closeSession } from './session-close.js';
 
 // Stopping executors for drop and cancel (docs/DECISIONS.md, "No dead ends"): SIGTERM to
 // the executor's process group, SIGKILL after a grace period. A live session is stopped
@@ -15,13 +16,7 @@ const POLL_MS = 50;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function stopSession(session: LaneSession, graceMs = STOP_GRACE_MS): Promise<void> {
-  if (!session.running) return;
-  session.kill('SIGTERM');
-  const ended = await Promise.race([session.exited.then(() => true), pause(graceMs).then(() => false)]);
-  if (!ended) {
-    session.kill('SIGKILL');
-    await session.exited;
-  }
+  if (session.running) await closeSession(session, null, graceMs);
 }
 
 /** Stops the executor a lane kernel says is running (by pid), if it still runs. */

@@ -167,6 +167,16 @@ export async function commitTree(
   return gitLine(cwd, ['commit-tree', tree, '-p', parent, '-F', '-'], { env, input: message });
 }
 
+/** Points `ref` at `commit` (no compare: the ref is lanes' own). */
+export async function keepRef(root: string, ref: string, commit: string): Promise<void> {
+  await git(root, ['update-ref', ref, commit]);
+}
+
+/** Deletes `ref`; a missing one is no error. */
+export async function dropRef(root: string, ref: string): Promise<void> {
+  await git(root, ['update-ref', '-d', ref], { okCodes: [1] });
+}
+
 /** Compare-and-swap a ref: true when it moved from `expected` to `next`. */
 export async function updateRef(cwd: string, ref: string, next: string, expected: string): Promise<boolean> {
   const result = await git(cwd, ['update-ref', ref, next, expected], { okCodes: [1, 128] });

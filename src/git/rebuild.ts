@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { cleanMerge, commitTree, identityEnv, resolveCommit } from './commits.js';
+import { cleanMerge, commitTree, identityEnv, keepRef, resolveCommit } from './commits.js';
 import { git } from './git.js';
 import { isClean, listWorktrees, realpathOrNull } from './worktrees.js';
 
@@ -26,14 +26,6 @@ export async function replayTree(
     await identityEnv(root),
   );
   return cleanMerge(root, stand, laneCommit);
-}
-
-export async function keepRef(root: string, ref: string, commit: string): Promise<void> {
-  await git(root, ['update-ref', ref, commit]);
-}
-
-export async function dropRef(root: string, ref: string): Promise<void> {
-  await git(root, ['update-ref', '-d', ref], { okCodes: [1] });
 }
 
 async function worktreeAt(root: string, path: string) {
