@@ -1,3 +1,4 @@
+import { CANCEL_REASON } from '../core/cancel.js';
 import type { CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { DropRequest } from '../core/ways-out.js';
 import type { ExecutorRunner } from './executor-runner.js';
@@ -40,7 +41,7 @@ export class WaysOut {
     this.deps.wake();
   }
 
-  cancel(reason = 'batch cancelled'): void {
+  cancel(reason = CANCEL_REASON): void {
     this.cancelReason = reason;
     this.deps.wake();
   }

@@ -1,6 +1,6 @@
 import { badInput } from './errors.js';
 import type { BatchRecord } from './record.js';
-import { INTEGRATED_STATES, IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from './record.js';
+import { IN_FLIGHT_STATES, SETTLED_FOR_BATCH, TERMINAL_BATCH_STATES } from './record.js';
 import { dropChildren } from './drop.js';
 
 // Cancelling a batch (docs/DECISIONS.md, "No dead ends"): the terminal state `cancelled`.
@@ -28,8 +28,7 @@ export function cancelBatch(record: BatchRecord, reason: string = CANCEL_REASON)
   for (const c of record.children) {
     const holdsWork = IN_FLIGHT_STATES.has(c.state) || c.state === 'needs_human';
     const current = next.children.find((x) => x.task_id === c.task_id)!;
-    if (holdsWork && current.state !== 'dropped' && !INTEGRATED_STATES.has(current.state))
-      next = dropChildren(next, c.task_id, reason);
+    if (holdsWork && !SETTLED_FOR_BATCH.has(current.state)) next = dropChildren(next, c.task_id, reason);
   }
   // A child skipped because of a parked dependency that is now dropped was dropped with it.
   return { ...next, batch_state: 'cancelled' };

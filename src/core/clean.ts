@@ -1,5 +1,5 @@
 import type { BatchRecord } from './record.js';
-import { INTEGRATED_STATES } from './record.js';
+import { SETTLED_FOR_BATCH } from './record.js';
 
 // `lanes clean` (docs/DECISIONS.md "Cleaning up"): which of a batch's lanes may go without
 // losing work. A lane whose work is integrated (or dropped by the user) goes; any other
@@ -25,8 +25,8 @@ export interface CleanPlan {
 
 /** Work the record says is safe to throw away: integrated, or dropped by the user. */
 function settledWork(record: BatchRecord, taskId: string): boolean {
-  const state = record.children.find((c) => c.task_id === taskId)?.state as string | undefined;
-  return state !== undefined && (INTEGRATED_STATES.has(state as never) || state === 'dropped');
+  const state = record.children.find((c) => c.task_id === taskId)?.state;
+  return state !== undefined && SETTLED_FOR_BATCH.has(state);
 }
 
 export function planClean(record: BatchRecord, lanes: readonly LaneFacts[]): CleanPlan {

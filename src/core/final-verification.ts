@@ -6,7 +6,7 @@ import { expectedHead } from './lineage.js';
 import type { AcceptanceCheck } from './plan.js';
 import type { FinalPort } from './ports.js';
 import type { BatchRecord } from './record.js';
-import { INTEGRATED_STATES } from './record.js';
+import { SETTLED_FOR_BATCH } from './record.js';
 import type { TickContext } from './tick-context.js';
 import { setBatchState } from './transitions.js';
 
@@ -17,9 +17,9 @@ import { setBatchState } from './transitions.js';
 // the rebuilt tip once and parks the culprit. Each phase is persisted (the record's
 // `final_verification`) before the run or the git change it leads to.
 
-/** Every child integrated (a child the user dropped, where that state exists, does not count). */
+/** Every child integrated (a child the user dropped does not count). */
 export function everyChildDone(record: BatchRecord): boolean {
-  return record.children.every((c) => INTEGRATED_STATES.has(c.state) || (c.state as string) === 'dropped');
+  return record.children.every((c) => SETTLED_FOR_BATCH.has(c.state));
 }
 
 /** The plan's final checks, else the config's. */

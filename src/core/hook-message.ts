@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './canonical-json.js';
 import { z } from 'zod';
 import { ID_PATTERN } from './ids.js';
 import { formatIssues } from './issues.js';
@@ -52,9 +52,8 @@ export function parseHookMessage(line: string): ParsedHookMessage {
   return { ok: true, message: parsed.data };
 }
 
-export function tokenDigest(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+/** What the kernel keeps of a hook token. */
+export const tokenDigest = sha256Hex;
 
 export type HookRefusal = 'unknown-lane' | 'other-lane' | 'stale-run' | 'stale-attempt' | 'bad-token';
 

@@ -1,3 +1,4 @@
+import { conflictPathsOf } from './rework-onto-head.js';
 import type { BatchRecord, ChildRecord } from './record.js';
 
 // What a human can do next with each parked child (docs/DECISIONS.md, "No dead ends"):
@@ -7,7 +8,7 @@ import type { BatchRecord, ChildRecord } from './record.js';
 export function childAdvice(record: BatchRecord, child: ChildRecord): string {
   const id = record.batch_id;
   const fix = child.lane ? `fix the lane (${child.lane.path}) and resume` : 'resume';
-  const resolve = child.reason?.startsWith('lane_conflict:')
+  const resolve = conflictPathsOf(child.reason)
     ? `resolve the conflict markers in ${child.lane?.path ?? 'the lane'}, then resume`
     : fix;
   return `${child.task_id}: ${resolve} (lanes resume ${id} --approve, or R in the TUI), or drop it (lanes drop ${id} ${child.task_id})`;

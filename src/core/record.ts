@@ -175,9 +175,7 @@ function finalVerificationProblems(record: BatchRecord): string[] {
   // cancelled, where that state exists: the user may cancel it then)
   if (!['running', 'failed', 'cancelled'].includes(record.batch_state))
     out.push(`final_verification: the batch is ${record.batch_state}, not running`);
-  const notIntegrated = record.children.filter(
-    (c) => !INTEGRATED_STATES.has(c.state) && (c.state as string) !== 'dropped',
-  );
+  const notIntegrated = record.children.filter((c) => !SETTLED_FOR_BATCH.has(c.state));
   if (fv.phase !== 'verify_rebuilt' && notIntegrated.length > 0)
     out.push(`final_verification: ${fv.phase}, but "${notIntegrated[0]!.task_id}" is not integrated`);
   return out;

@@ -2,7 +2,7 @@ import type { Handoff, LaneRefusal, Report } from './report.js';
 import { expectedHead } from './lineage.js';
 import { everyChildDone, finalChecksOf } from './final-verification.js';
 import { laneBranch } from './ids.js';
-import { IN_FLIGHT_STATES, SETTLED_FOR_BATCH } from './record.js';
+import { IN_FLIGHT_STATES } from './record.js';
 import { describeDropped } from './drop.js';
 import { parkedAdvice } from './next-steps.js';
 import { budgetSpent, startableChildren } from './schedule.js';
@@ -27,12 +27,9 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   // Dropped children left the batch: the rest all integrated is a completed batch. With
   // final checks, verifyBatch completes the batch once they pass; until then (a
   // verification cut short by a moved branch) it is not stopped either.
-  const finalPending = finalChecksOf(ctx).length > 0 && everyChildDone(record);
-  if (
-    record.batch_state === 'running' &&
-    record.children.every((c) => SETTLED_FOR_BATCH.has(c.state)) &&
-    !finalPending
-  ) {
+  const done = everyChildDone(record);
+  const finalPending = finalChecksOf(ctx).length > 0 && done;
+  if (record.batch_state === 'running' && done && !finalPending) {
     ctx.save(setBatchState(record, 'completed'));
     ctx.journal('batch-completed', { commits: ctx.record.commits.length });
   }

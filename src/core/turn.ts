@@ -1,4 +1,4 @@
-import type { Attempt, KernelRecord } from './kernel.js';
+import type { KernelRecord } from './kernel.js';
 import { openAttempt } from './kernel.js';
 import type { ChildState } from './record.js';
 
@@ -113,9 +113,4 @@ export function sessionShouldClose(childState: ChildState): boolean {
 export function resumeInstruction(k: KernelRecord): string {
   if (k.rework_feedback) return reworkInstruction(k.rework_feedback);
   return 'lanes restarted while you were working on this task. Continue the task where you left off, then end your turn.';
-}
-
-/** The attempt a hook message must name to count. */
-export function expectedAttempt(k: KernelRecord): Attempt | null {
-  return openAttempt(k);
 }
