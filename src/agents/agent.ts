@@ -61,6 +61,16 @@ export function shellCommand(argv: readonly string[]): string {
   return argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
 }
 
+/** Long enough for any QA run: an agent kills a hook at its timeout (seconds) and stops. */
+export const STOP_HOOK_TIMEOUT_S = 3600;
+
+/** A headless transcript line: an event of the agent's JSON stream rendered, any other line as it is. */
+export function renderJsonLine(line: string, render: (event: Record<string, unknown>) => string[]): string[] {
+  const event = jsonObject(line);
+  if (!event) return line.trim() ? [line] : [];
+  return render(event);
+}
+
 /** Parses a JSON line into an object, or null when it is not one. */
 export function jsonObject(line: string): Record<string, unknown> | null {
   const text = line.trim();

@@ -1,14 +1,18 @@
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
-import { blockingStopHookOutput, firstLine, jsonObject, shellCommand } from './agent.js';
+import {
+  blockingStopHookOutput,
+  firstLine,
+  jsonObject,
+  renderJsonLine,
+  shellCommand,
+  STOP_HOOK_TIMEOUT_S,
+} from './agent.js';
 
 // Claude Code. Interactive: lanes adds a Stop hook for this session only (`--settings`
 // with a JSON string: merged over the user's own settings, whose files lanes never
 // touches). The hook waits for QA: a failure blocks the stop with the checks' output, so
 // Claude goes on in the same session; a pass lets it stop. Headless: `-p` with
 // stream-json, the process's exit ends the turn, a rework resumes the session by id.
-
-/** Long enough for any QA run: Claude kills a hook at its timeout (seconds) and stops. */
-const STOP_HOOK_TIMEOUT_S = 3600;
 
 export function claudeSettings(hookArgv: readonly string[]): string {
   const command = (kind: string) => ({
@@ -51,11 +55,7 @@ export const claudeAgent: AgentAdapter = {
     const event = jsonObject(line);
     return typeof event?.session_id === 'string' ? event.session_id : null;
   },
-  renderLine(line) {
-    const event = jsonObject(line);
-    if (!event) return line.trim() ? [line] : [];
-    return renderClaudeEvent(event);
-  },
+  renderLine: (line) => renderJsonLine(line, renderClaudeEvent),
   hookOutput: blockingStopHookOutput,
 };
 

@@ -1,6 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
-import { blockingStopHookOutput, firstLine, jsonObject, shellCommand } from './agent.js';
+import {
+  blockingStopHookOutput,
+  firstLine,
+  jsonObject,
+  renderJsonLine,
+  shellCommand,
+  STOP_HOOK_TIMEOUT_S,
+} from './agent.js';
+import { codexHookOverrides } from './codex-hook-trust.js';
 
 // Codex. Interactive: lanes adds a Stop and a SessionStart hook for this session only
 // (`-c hooks.Stop=…`, never the user's config.toml), and trusts those hooks on the same
@@ -10,42 +17,24 @@ import { blockingStopHookOutput, firstLine, jsonObject, shellCommand } from './a
 // server is left running after the session. Headless: `codex exec --json`; its exit ends
 // the turn; a rework is `codex exec … resume <thread> <feedback>`.
 
-const STOP_HOOK_TIMEOUT_S = 3600;
-/** Where Codex says `-c` overrides come from, in a hook's trust key. */
-const SESSION_FLAGS_LAYER = '/<session-flags>/config.toml';
-
-export function tomlString(text: string): string {
-  return JSON.stringify(text); // a JSON string is a valid TOML basic string
-}
-
-/** A Codex hook event: its config name, its name in a trust key, lanes' hook kind, its timeout. */
+/** lanes' Codex hooks: the event, lanes' hook kind, its timeout. */
 const HOOKS = [
-  { event: 'Stop', key: 'stop', kind: 'codex-stop', timeout: STOP_HOOK_TIMEOUT_S },
+  { event: 'Stop', kind: 'codex-stop', timeout: STOP_HOOK_TIMEOUT_S },
   // At start-up, so a crash before the first turn end still knows the thread to resume.
-  { event: 'SessionStart', key: 'session_start', kind: 'codex-session', timeout: 30 },
+  { event: 'SessionStart', kind: 'codex-session', timeout: 30 },
 ] as const;
 
 /**
  * `-c` arguments that add lanes' hooks for this session and trust exactly them: Codex
- * runs a hook only once its hash (of its reviewed definition) is trusted.
+ * runs a hook only once its hash (of its reviewed definition) is trusted (codex-hook-trust.ts).
  */
 export function codexHooks(hookArgv: readonly string[]): string[] {
-  const args: string[] = [];
-  const trusted: string[] = [];
-  for (const hook of HOOKS) {
-    const command = shellCommand([...hookArgv, hook.kind]);
-    const reviewed = JSON.stringify({
-      event_name: hook.key,
-      hooks: [{ async: false, command, timeout: hook.timeout, type: 'command' }],
-    });
-    const hash = createHash('sha256').update(reviewed).digest('hex');
-    args.push(
-      '-c',
-      `hooks.${hook.event}=[{hooks=[{type="command",command=${tomlString(command)},timeout=${hook.timeout}}]}]`,
-    );
-    trusted.push(`${tomlString(`${SESSION_FLAGS_LAYER}:${hook.key}:0:0`)}={trusted_hash="sha256:${hash}"}`);
-  }
-  return [...args, '-c', `hooks.state={${trusted.join(',')}}`];
+  const hooks = HOOKS.map((hook) => ({
+    event: hook.event,
+    command: shellCommand([...hookArgv, hook.kind]),
+    timeoutSeconds: hook.timeout,
+  }));
+  return codexHookOverrides(hooks).flatMap((value) => ['-c', value]);
 }
 
 export const codexAgent: AgentAdapter = {
@@ -77,11 +66,7 @@ export const codexAgent: AgentAdapter = {
     const event = jsonObject(line);
     return event?.type === 'thread.started' && typeof event.thread_id === 'string' ? event.thread_id : null;
   },
-  renderLine(line) {
-    const event = jsonObject(line);
-    if (!event) return line.trim() ? [line] : [];
-    return renderCodexEvent(event);
-  },
+  renderLine: (line) => renderJsonLine(line, renderCodexEvent),
   hookOutput: blockingStopHookOutput,
 };
 

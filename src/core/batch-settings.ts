@@ -4,7 +4,7 @@ import type { LaneDirectives } from './lane-directives.js';
 import type { Plan } from './plan.js';
 import { DEFAULT_QA_FAILURE_LIMIT } from './plan.js';
 import { resolvePreferences } from './preferences.js';
-import type { Preferences } from './preferences.js';
+import type { CommandLinePreferences, Preferences } from './preferences.js';
 
 // What a batch runs with once plan, config, the repository's directives and command-line
 // overrides are combined (the executor preferences: src/core/preferences.ts).
@@ -18,12 +18,8 @@ export interface BatchSettings {
   preferences: Preferences;
 }
 
-export interface SettingsOverrides {
-  parallel?: number;
-  executor?: string;
-  model?: string;
-  effort?: string;
-}
+/** What the command line sets (passed on to the preferences as it is). */
+export type SettingsOverrides = CommandLinePreferences;
 
 export function resolveSettings(
   plan: Plan,

@@ -12,6 +12,9 @@ import { setBatchState } from './transitions.js';
 // Tick step 7: decide where the batch stands and what the steward and the parent should
 // do next. Handoffs are requests built from facts; they never move a child by themselves.
 
+/** The next action of a report while dispatch is paused (`lanes wait` looks for it). */
+export const PAUSED_NEXT_ACTION = 'Dispatch is paused; resume it to start new lanes.';
+
 export interface ReportOptions {
   refusals: LaneRefusal[];
   /** Dispatch paused by the coordinator (suspect dispatch, the user's `p`): no provision handoffs. */
@@ -146,7 +149,7 @@ function nextAction(ctx: TickContext, handoffs: Handoff[], paused: boolean): str
       return `The batch was cancelled${dropped ? `; unintegrated work is kept: ${dropped}` : ''}.`;
     }
     default: {
-      if (paused) return 'Dispatch is paused; resume it to start new lanes.';
+      if (paused) return PAUSED_NEXT_ACTION;
       const counts = new Map<string, number>();
       for (const h of handoffs) counts.set(h.action, (counts.get(h.action) ?? 0) + 1);
       const parts = [...counts].map(([action, n]) => `${n} ${action}`);

@@ -1,20 +1,13 @@
+import { CHILD_STATES, SETTLED_FOR_BATCH, TERMINAL_BATCH_STATES } from '../core/record.js';
 import type { Command } from './keymap.js';
 
 // Which commands apply now: the footer names them, and the keys of the ways out (drop,
 // cancel) check their states before they ask.
 
 /** The batch states no way out applies to any more. */
-export const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'rejected', 'cancelled']);
+export const ENDED: ReadonlySet<string> = TERMINAL_BATCH_STATES;
 /** The child states `D` applies to (not integrated, not dropped). */
-export const DROPPABLE: ReadonlySet<string> = new Set([
-  'pending',
-  'lane_admitted',
-  'enrolled',
-  'settled',
-  'lane_committed',
-  'needs_human',
-  'skipped_blocked',
-]);
+export const DROPPABLE: ReadonlySet<string> = new Set(CHILD_STATES.filter((s) => !SETTLED_FOR_BATCH.has(s)));
 
 /** The commands the footer shows for the batch state and the selected lane. */
 export function availableCommands(

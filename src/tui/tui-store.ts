@@ -117,7 +117,7 @@ export class TuiStore {
    * caught up, so the last lines of a burst reach the screen even when no output follows.
    */
   private redrawWhenParsed(task: string, session: LaneSession): void {
-    const screen = (session as { screen?: { flushed(): Promise<void> } }).screen;
+    const screen = session.screen;
     if (!screen || this.parsing.has(task)) return;
     this.parsing.add(task);
     const wait = (written: Promise<void>): Promise<void> =>

@@ -1,3 +1,4 @@
+import { TERMINAL_BATCH_STATES } from '../../core/record.js';
 import { badInput } from '../../core/errors.js';
 import { checkDrop, DROPPED_BY_USER } from '../../core/drop.js';
 import { ID_PATTERN } from '../../core/ids.js';
@@ -19,12 +20,7 @@ export async function dropCommand(ctx: CommandContext, argv: string[]): Promise<
   const repo = await findRepo(ctx.cwd);
   const record = new BatchStore(repo.stateDir).read(batchId);
   if (!record) throw badInput('state_missing', `no batch named "${batchId}"`);
-  if (
-    record.batch_state === 'completed' ||
-    record.batch_state === 'failed' ||
-    record.batch_state === 'rejected' ||
-    record.batch_state === 'cancelled'
-  )
+  if (TERMINAL_BATCH_STATES.has(record.batch_state))
     throw badInput('usage', `lanes drop: batch ${batchId} has ended (${record.batch_state})`);
   const child = record.children.find((c) => c.task_id === taskId);
   if (child?.state !== 'dropped') checkDrop(record, taskId); // (dropped already: the lane may still go to the trash)

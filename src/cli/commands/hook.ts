@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { z } from 'zod';
+import { jsonObject } from '../../agents/agent.js';
 import { AGENTS } from '../../agents/agents.js';
 import { badInput } from '../../core/errors.js';
 import { HOOK_PROTOCOL, hookMessageSchema, hookReplySchema } from '../../core/hook-message.js';
@@ -122,17 +123,9 @@ function ask(socketPath: string, message: HookMessage): Promise<HookReply> {
     socket.on('error', reject);
     socket.on('close', () => {
       const line = text.split('\n')[0] ?? '';
-      const parsed = hookReplySchema.safeParse(safeJson(line));
+      const parsed = hookReplySchema.safeParse(jsonObject(line));
       if (parsed.success) resolve(parsed.data);
       else reject(new Error(line ? `unreadable reply: ${line.slice(0, 200)}` : 'no reply'));
     });
   });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }

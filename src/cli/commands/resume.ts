@@ -85,8 +85,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     (record.batch_state === 'needs_human' || record.batch_state === 'budget_stopped') &&
     !drawsTui(values.headless)
   ) {
-    const report = store.readReport(batchId);
-    if (report) ctx.stdout(formatReport(report));
+    if (stored) ctx.stdout(formatReport(stored));
     ctx.stderr(
       record.batch_state === 'needs_human'
         ? `lanes: batch ${batchId} needs a human; inspect the parked lanes, then: lanes resume ${batchId} --approve (or lanes drop ${batchId} <child>, lanes cancel ${batchId})\n`

@@ -5,6 +5,7 @@ import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
 import type { CommandContext } from '../context.js';
+import { PAUSED_NEXT_ACTION } from '../../core/report-builder.js';
 import { waitVerdict } from '../../core/wait-verdict.js';
 import { readLockHolder } from '../../store/lock.js';
 import { isSameProcessAlive } from '../../process/process-info.js';
@@ -14,10 +15,10 @@ const POLL_MS = 200;
 /** Dispatch paused and nobody left to unpause it: the last report said so and no coordinator runs. */
 function pausedForGood(store: BatchStore, stateDir: string, batchId: string, state: BatchState): boolean {
   if (state !== 'running') return false;
-  const report = store.readReport(batchId);
-  if (!report?.next_action.startsWith('Dispatch is paused')) return false;
+  // (no report read while a coordinator runs: this is asked at every poll)
   const holder = readLockHolder(stateDir, batchId);
-  return !holder || !isSameProcessAlive(holder.pid, holder.start_time);
+  if (holder && isSameProcessAlive(holder.pid, holder.start_time)) return false;
+  return store.readReport(batchId)?.next_action === PAUSED_NEXT_ACTION;
 }
 
 /** `lanes wait <batch> --until <state>[,<state>...] [--timeout S]` */
