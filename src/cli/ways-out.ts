@@ -7,7 +7,7 @@ import { tick } from '../core/tick.js';
 import type { TickInput } from '../core/tick.js';
 import { Steward } from '../coordinator/steward.js';
 import { stopRecordedExecutor } from '../coordinator/stop-executors.js';
-import { trashDroppedLanes } from '../coordinator/trash.js';
+import { trashAndJournal } from '../coordinator/trash.js';
 import type { Trashed } from '../coordinator/trash.js';
 import type { BatchLock } from '../store/lock.js';
 import { acquireBatchLock, readLockHolder } from '../store/lock.js';
@@ -60,9 +60,9 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
         : { drops: [{ task_id: way.request.task_id, reason: way.request.reason }] };
     let report: Report = await tick(ports, input);
     let released = 0;
+    const worktrees = new LaneWorktrees(way.repo.root);
     if (way.request.action === 'cancel') {
       const config = loadConfig(way.repo.root);
-      const worktrees = new LaneWorktrees(way.repo.root);
       const steward = new Steward(
         way.repo.root,
         way.batchId,
@@ -78,18 +78,7 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
         else released++;
       }
     }
-    const trashed = await trashDroppedLanes(
-      new LaneWorktrees(way.repo.root),
-      ports.store.trashDir(),
-      ports.store.readRecord(),
-    );
-    for (const t of trashed)
-      ports.store.journal('lane-trashed', {
-        task: t.task_id,
-        from: t.from,
-        to: t.to,
-        branch_tip: t.branch_tip,
-      });
+    const trashed = await trashAndJournal(worktrees, ports.store, ports.store.readRecord());
     if (released > 0) report = await tick(ports, {}); // records the releases
     ctx.stdout(formatReport(report));
     printTrashed(ctx, trashed);

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { AgentAdapter, AgentMode } from '../agents/agent.js';
 import type { ExecutorProfile } from '../core/config.js';
 import { tokenDigest } from '../core/hook-message.js';
@@ -9,7 +8,7 @@ import type { Clock, StorePort } from '../core/ports.js';
 import { recordSessionId, resumeInstruction, sessionToResume } from '../core/turn.js';
 import type { LaneSession, LaunchSpec } from '../hosts/host.js';
 import { processStartTime } from '../process/process-info.js';
-import { buildPrompt, fillArgv, promptIndexOf, writePromptFile } from './executor-launch.js';
+import { attemptFiles, buildPrompt, fillArgv, promptIndexOf, writePromptFile } from './executor-launch.js';
 
 // One attempt's launch through its agent adapter: the prompt (or, for an agent that had a
 // conversation, the instruction to continue it), the argv the adapter builds for the
@@ -78,8 +77,7 @@ export function prepareLaunch(input: {
     lanePath: input.lanePath,
     argv: launch.argv,
     promptFile,
-    statusPath: join(input.logDir, `attempt-${attempt}.status`),
-    logPath: join(input.logDir, `attempt-${attempt}.log`),
+    ...attemptFiles(input.logDir, attempt),
     attempt,
     sessionId: launch.sessionId,
     resumed: resumeId !== null,

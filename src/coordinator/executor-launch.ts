@@ -34,6 +34,14 @@ export function buildPrompt(input: PromptInput): string {
   return `${parts.join('\n\n')}\n`;
 }
 
+/** Where an attempt's transcript and exit status go, in its child's log folder. */
+export function attemptFiles(logDir: string, attempt: number): { logPath: string; statusPath: string } {
+  return {
+    logPath: join(logDir, `attempt-${attempt}.log`),
+    statusPath: join(logDir, `attempt-${attempt}.status`),
+  };
+}
+
 export function writePromptFile(logDir: string, attempt: number, prompt: string): string {
   mkdirSync(logDir, { recursive: true });
   const path = join(logDir, `prompt-${attempt}.md`);

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { attemptFiles } from './executor-launch.js';
 import type { Attempt } from '../core/kernel.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from '../hosts/host.js';
@@ -29,8 +29,8 @@ export async function lookForAttempt(
       cwd: ids.lane_path,
       argv: [],
       env: {},
-      logPath: join(logDir, `attempt-${open.n}.log`),
-      statusPath: open.status_path ?? join(logDir, `attempt-${open.n}.status`),
+      logPath: attemptFiles(logDir, open.n).logPath,
+      statusPath: open.status_path ?? attemptFiles(logDir, open.n).statusPath,
     };
     const session = await host.reattach(spec, open.pane_id);
     if (session) return { kind: 'pane', session };

@@ -1,5 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Config } from '../core/config.js';
 import type { CheckRun } from '../core/kernel.js';
 import type { AcceptanceCheck } from '../core/plan.js';
@@ -7,7 +6,8 @@ import type { FinalPort } from '../core/ports.js';
 import { dropRef, keepRef } from '../git/commits.js';
 import { replayTree, restoreLane, retireLane } from '../git/rebuild.js';
 import type { RepoGit } from '../git/repo-git.js';
-import { runCheck, runChecks } from '../qa/check-runner.js';
+import { runChecks } from '../qa/check-runner.js';
+import { prepareCheckoutRun } from '../qa/lane-setup.js';
 
 // The FinalPort over a real repository: the final checks run in a scratch worktree of the
 // commit under test, prepared like a lane (copy_files, then the setup commands), with
@@ -24,19 +24,10 @@ export class FinalRunner implements FinalPort {
   runChecks(commit: string, checks: readonly AcceptanceCheck[], label: string): Promise<CheckRun[]> {
     const logs = join(this.logDir, label);
     return this.git.withScratchCheckout(commit, this.scratchDir, async (dir) => {
-      for (const file of this.config.copy_files) {
-        const from = join(this.git.root, file);
-        if (existsSync(from) && statSync(from).isFile()) {
-          mkdirSync(dirname(join(dir, file)), { recursive: true });
-          copyFileSync(from, join(dir, file));
-        }
-      }
-      for (const [i, command] of this.config.setup.entries()) {
-        const check = { id: `setup-${i + 1}`, run: command, timeout_ms: 30 * 60_000 };
-        const result = await runCheck(dir, check, join(logs, `${check.id}.log`));
-        // A setup that fails fails every check of this run: they cannot be trusted.
-        if (result.exit_code !== 0) return checks.map((c) => ({ ...result, id: c.id }));
-      }
+      const setup = (name: string) => join(logs, `${name}.log`);
+      const failed = await prepareCheckoutRun(this.git.root, dir, this.config, setup);
+      // A setup that fails fails every check of this run: they cannot be trusted.
+      if (failed) return checks.map((c) => ({ ...failed.run, id: c.id }));
       return runChecks(dir, checks, (check) => join(logs, `${check.id}.log`));
     });
   }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { crashPoint } from '../process/crash-points.js';
 import { lanesToTrash } from '../core/drop.js';
-import type { WorktreePort } from '../core/ports.js';
+import type { CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { BatchRecord } from '../core/record.js';
 
 // The worktrees of dropped children (docs/DECISIONS.md, "No dead ends"): their work is
@@ -41,4 +41,17 @@ export async function trashDroppedLanes(
     done.push({ task_id: lane.task_id, from: lane.path, to, branch_tip: tip });
   }
   return done;
+}
+
+/** trashDroppedLanes into the store's trash folder, each lane journaled `lane-trashed`. */
+export async function trashAndJournal(
+  worktrees: WorktreePort,
+  store: Pick<CoordinatorStorePort, 'trashDir' | 'journal'>,
+  record: BatchRecord,
+  busy?: (taskId: string) => boolean,
+): Promise<Trashed[]> {
+  const trashed = await trashDroppedLanes(worktrees, store.trashDir(), record, busy);
+  for (const t of trashed)
+    store.journal('lane-trashed', { task: t.task_id, from: t.from, to: t.to, branch_tip: t.branch_tip });
+  return trashed;
 }

@@ -2,7 +2,7 @@ import { CANCEL_REASON } from '../core/cancel.js';
 import type { CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { DropRequest } from '../core/ways-out.js';
 import type { ExecutorRunner } from './executor-runner.js';
-import { trashDroppedLanes } from './trash.js';
+import { trashAndJournal } from './trash.js';
 
 // The coordinator's side of drop and cancel (docs/DECISIONS.md, "No dead ends"): intents
 // from the TUI keys and requests left by `lanes drop` / `lanes cancel` in another terminal
@@ -88,8 +88,7 @@ export class WaysOut {
     // (a drop that came in while the tick ran: its executor is stopped now)
     await Promise.all(dropped.filter((t) => runner.live.has(t)).map((t) => runner.stop(t)));
     const busy = (task: string) => runner.sessionOf(task)?.running === true;
-    for (const t of await trashDroppedLanes(worktrees, store.trashDir(), record, busy)) {
-      store.journal('lane-trashed', { task: t.task_id, from: t.from, to: t.to, branch_tip: t.branch_tip });
+    for (const t of await trashAndJournal(worktrees, store, record, busy)) {
       this.deps.notice(`${t.task_id}: dropped; its work is on its lane branch, its worktree in ${t.to}`);
     }
     // Last: the command that left a request waits for its file to go (done, lanes trashed).

@@ -1,3 +1,4 @@
+import { checkFailed } from './kernel.js';
 import { expectedHead } from './lineage.js';
 import type { DeliveryIds } from './ports.js';
 import { scopeMatcher } from './scope.js';
@@ -77,6 +78,11 @@ async function deliveryOf(ctx: TickContext, planned: PlanChild): Promise<string 
   return commit;
 }
 
+/** The trailer an integration commit names its lane commit by (adoptIntegrations reads it). */
+export function laneCommitTrailer(laneCommit: string): string {
+  return `Lanes-Lane-Commit: ${laneCommit}\n`;
+}
+
 /** Step 5b: integrate each lane commit into the batch branch, one at a time, in plan order. */
 export async function integrateCommitted(ctx: TickContext): Promise<void> {
   // (no child becomes lane_committed during this step: the ones that are now are the candidates)
@@ -102,12 +108,7 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
     ctx.park(child.task_id, `batch_integration_conflict: ${merged.conflicts.join(', ')}`);
     return true;
   }
-  const candidate = await git.integrationCommit(
-    merged.tree,
-    head,
-    laneCommit,
-    `Lanes-Lane-Commit: ${laneCommit}\n`,
-  );
+  const candidate = await git.integrationCommit(merged.tree, head, laneCommit, laneCommitTrailer(laneCommit));
   const reverify =
     ctx.ports.integrationChecks === 'all' ||
     !(await git.sameChange(lane.base_head, laneCommit, head, merged.tree));
@@ -154,7 +155,7 @@ async function verifyCandidate(
     for (const task of tasks) {
       const checks = ctx.planChild(task).acceptance;
       const results = await ctx.ports.qa.runChecks(dir, checks, (check) => logPath(`${task}-${check.id}`));
-      for (const r of results) if (r.exit_code !== 0 || r.timed_out) failing.push(`${task}:${r.id}`);
+      for (const r of results) if (checkFailed(r)) failing.push(`${task}:${r.id}`);
     }
     ctx.journal(failing.length ? 'qa-failed' : 'qa-passed', {
       task: child.task_id,

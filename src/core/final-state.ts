@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ID_PATTERN } from './ids.js';
+import { shaSchema, storedIdSchema } from './ids.js';
 
 // The persisted state of the whole batch's final verification (docs/DECISIONS.md "Final
 // verification"): which tip is verified, how far the bisection has come, and the rebuild
@@ -7,8 +7,8 @@ import { ID_PATTERN } from './ids.js';
 // before every final-check run and before the batch branch moves, so a crash resumes the
 // verification where it was, never from the start.
 
-const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { message: 'must be a full commit id' });
-const id = z.string().regex(ID_PATTERN, { message: 'must be a valid id' });
+const sha = shaSchema;
+const id = storedIdSchema;
 
 export const FINAL_PHASES = ['verify', 'bisect', 'evict', 'verify_rebuilt'] as const;
 export type FinalPhase = (typeof FINAL_PHASES)[number];

@@ -2,6 +2,8 @@ import { afterProbe, nextStep, startBisect } from './bisect.js';
 import { applyEviction, childOfCommit, dependsOnAny, reopenAfterEviction } from './eviction.js';
 import type { FinalVerification, Rebuild } from './final-state.js';
 import type { CheckRun } from './kernel.js';
+import { checkFailed } from './kernel.js';
+import { laneCommitTrailer } from './deliver.js';
 import { expectedHead } from './lineage.js';
 import type { AcceptanceCheck } from './plan.js';
 import type { FinalPort } from './ports.js';
@@ -32,8 +34,7 @@ export const preRebuildRef = (batch: string) => `refs/lanes/${batch}/pre-rebuild
 /** Where an evicted dependent's lane commit is kept. */
 export const evictedRef = (batch: string, task: string) => `refs/lanes/${batch}/evicted/${task}`;
 
-const failingIds = (runs: CheckRun[]) =>
-  runs.filter((r) => r.exit_code !== 0 || r.timed_out).map((r) => r.id);
+const failingIds = (runs: CheckRun[]) => runs.filter(checkFailed).map((r) => r.id);
 const short = (sha: string) => sha.slice(0, 12);
 
 export async function verifyBatch(ctx: TickContext): Promise<void> {
@@ -196,7 +197,7 @@ export async function planRebuild(
       merged.tree,
       head,
       lane.lane_commit!,
-      `Lanes-Lane-Commit: ${lane.lane_commit!}\n`,
+      laneCommitTrailer(lane.lane_commit!),
     );
     commits.push({ task_id: child.task_id, commit: head });
   }

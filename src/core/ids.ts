@@ -3,6 +3,13 @@ import { z } from 'zod';
 /** Batch and child ids (DESIGN §1): safe as a path segment and a branch component. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/** A full commit id (SHA-1 or SHA-256), as the state files hold them. */
+export const shaSchema = z
+  .string()
+  .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { message: 'must be a full commit id' });
+/** An id in a state file (the pattern only: what lanes wrote is checked again by the plan). */
+export const storedIdSchema = z.string().regex(ID_PATTERN, { message: 'must be a valid id' });
+
 export const idSchema = z
   .string()
   .regex(ID_PATTERN, { message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' })

@@ -45,6 +45,11 @@ const checkRunSchema = z.strictObject({
 });
 export type CheckRun = z.output<typeof checkRunSchema>;
 
+/** A check that did not pass: a non-zero exit, or its timeout. */
+export function checkFailed(run: CheckRun): boolean {
+  return run.exit_code !== 0 || run.timed_out;
+}
+
 const qaRunSchema = z.strictObject({
   n: z.number().int().positive(),
   at: z.string(),
@@ -213,7 +218,7 @@ export function applyQa(k: KernelRecord, inputs: QaInputs, now: string): KernelR
   const inScope = scopeMatcher(inputs.scope);
   const outside = inputs.changedPaths.filter((p) => !inScope(p));
   const empty = inputs.changedPaths.length === 0;
-  const failing = inputs.checks.filter((c) => c.exit_code !== 0 || c.timed_out);
+  const failing = inputs.checks.filter(checkFailed);
   const passed = !empty && outside.length === 0 && failing.length === 0;
   const run: QaRun = {
     n: k.qa_runs.length + 1,
@@ -254,7 +259,7 @@ export function reworkFeedback(run: QaRun): string {
       `These paths are outside the task's scope; revert them:\n${run.outside_scope.map((p) => `  ${p}`).join('\n')}`,
     );
   for (const check of run.checks) {
-    if (check.exit_code === 0 && !check.timed_out) continue;
+    if (!checkFailed(check)) continue;
     const why = check.timed_out ? 'timed out' : `exited ${check.exit_code ?? 'without a code'}`;
     parts.push(`Check ${check.id} ${why}. Last lines of its output:\n${check.tail}`);
   }

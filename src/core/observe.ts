@@ -1,4 +1,4 @@
-import { applyQa, failedQaCount, newKernelRecord } from './kernel.js';
+import { applyQa, checkFailed, failedQaCount, newKernelRecord } from './kernel.js';
 import type { KernelRecord } from './kernel.js';
 import type { TickContext } from './tick-context.js';
 import { enroll, recordQaFailure, settle } from './transitions.js';
@@ -139,7 +139,7 @@ async function runQa(ctx: TickContext, child: ChildRecord, kernel: KernelRecord)
   ctx.journal(run.passed ? 'qa-passed' : 'qa-failed', {
     task: child.task_id,
     qa_run: run.n,
-    failing: run.checks.filter((c) => c.exit_code !== 0 || c.timed_out).map((c) => c.id),
+    failing: run.checks.filter(checkFailed).map((c) => c.id),
     outside_scope: run.outside_scope,
     empty_delivery: run.empty_delivery,
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { finalStateProblems, finalVerificationSchema } from './final-state.js';
-import { ID_PATTERN } from './ids.js';
+import { shaSchema, storedIdSchema } from './ids.js';
 
 // The batch record (DESIGN §3): its shape as a zod schema, and the invariants a schema
 // cannot say, checked by checkRecordInvariants. The store runs both on every read and
@@ -67,9 +67,9 @@ export function countsAgainstBudget(child: ChildRecord): boolean {
   return true;
 }
 
-const sha = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, { message: 'must be a full commit id' });
+const sha = shaSchema;
 const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' });
-const id = z.string().regex(ID_PATTERN, { message: 'must be a valid id' });
+const id = storedIdSchema;
 
 export const laneBindingSchema = z.strictObject({
   path: z.string().min(1),

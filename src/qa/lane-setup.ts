@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../core/config.js';
+import type { CheckRun } from '../core/kernel.js';
 import type { AcceptanceCheck } from '../core/plan.js';
 import { runCheck } from './check-runner.js';
 
@@ -18,6 +19,19 @@ export async function prepareCheckout(
   config: Pick<Config, 'copy_files' | 'setup'>,
   logPathFor: (name: string) => string,
 ): Promise<string | null> {
+  const failed = await prepareCheckoutRun(repoRoot, dir, config, logPathFor);
+  if (failed === null) return null;
+  const how = failed.run.timed_out ? 'timed out' : `exited ${failed.run.exit_code}`;
+  return `setup command ${failed.n} ${how}:\n${failed.run.tail}`;
+}
+
+/** prepareCheckout, with the failing setup command's own run (its number, from 1), or null. */
+export async function prepareCheckoutRun(
+  repoRoot: string,
+  dir: string,
+  config: Pick<Config, 'copy_files' | 'setup'>,
+  logPathFor: (name: string) => string,
+): Promise<{ n: number; run: CheckRun } | null> {
   for (const file of config.copy_files) {
     const from = join(repoRoot, file);
     if (existsSync(from) && statSync(from).isFile()) {
@@ -30,8 +44,7 @@ export async function prepareCheckout(
     const log = logPathFor(`setup-${i + 1}`);
     mkdirSync(dirname(log), { recursive: true });
     const result = await runCheck(dir, check, log);
-    if (result.exit_code !== 0)
-      return `setup command ${i + 1} ${result.timed_out ? 'timed out' : `exited ${result.exit_code}`}:\n${result.tail}`;
+    if (result.exit_code !== 0) return { n: i + 1, run: result };
   }
   return null;
 }
