@@ -1,3 +1,4 @@
+import type { ChildRecord } from '../core/record.js';
 import type { AgentAdapter } from '../agents/agent.js';
 import { checkHookMessage } from '../core/hook-message.js';
 import type { HookMessage, HookReply, LaneFacts } from '../core/hook-message.js';
@@ -144,12 +145,12 @@ export class AgentTurns {
    * After a tick: every waiting turn whose QA has run gets its verdict; an agent waiting
    * at its prompt with no turn pending gets a new rework typed in (a review rejection).
    */
-  answer(): void {
+  answer(children?: readonly ChildRecord[]): void {
     if (this.pending.size === 0 && this.sent.size === 0) return;
-    const record = this.store.readRecord();
+    const known = children ?? this.store.readRecord().children;
     for (const [task, key] of this.sent) {
       if (this.pending.has(task)) continue;
-      const child = record.children.find((c) => c.task_id === task);
+      const child = known.find((c) => c.task_id === task);
       const read = this.store.readKernel(task);
       if (!child || read.kind !== 'ok') continue;
       const text = reworkToType(read.record, child.state, key);
@@ -163,7 +164,7 @@ export class AgentTurns {
       });
     }
     for (const [task, turn] of [...this.pending]) {
-      const child = record.children.find((c) => c.task_id === task);
+      const child = known.find((c) => c.task_id === task);
       const read = this.store.readKernel(task);
       const verdict =
         child && read.kind === 'ok'

@@ -195,11 +195,11 @@ export class Coordinator {
         };
         this.approval = undefined;
         const report = await tick(this.options.ports, input);
-        await this.waysOut.afterTick(waysOut.files);
+        await this.waysOut.afterTick(waysOut.files, report.children);
         if (input.approval) this.runner.setPlan(this.options.ports.store.readPlan());
         this.lastReport = report;
         inFlight = this.noteSlots(report, inFlight);
-        await this.runner.afterTick();
+        await this.runner.afterTick(report.children);
         this.emit({ kind: 'report', report });
 
         this.handleRefusals(report);

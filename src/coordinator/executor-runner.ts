@@ -1,3 +1,4 @@
+import type { ChildRecord } from '../core/record.js';
 import { agentOf, promptPatternsOf } from '../agents/agents.js';
 import { resolveSettings } from '../core/batch-settings.js';
 import { executorProfiles } from '../core/config.js';
@@ -286,9 +287,10 @@ export class ExecutorRunner {
    * After every tick: turns waiting for a verdict get it, and the sessions of lanes whose
    * work is integrated are closed (before their lanes are released).
    */
-  async afterTick(): Promise<void> {
-    this.turns.answer();
+  async afterTick(children: readonly ChildRecord[]): Promise<void> {
+    this.turns.answer(children);
     await closeFinished({
+      children,
       live: this.live,
       store: this.store,
       clock: this.options.clock,

@@ -1,3 +1,4 @@
+import type { ChildRecord } from '../core/record.js';
 import { recordSessionClosed, sessionShouldClose } from '../core/turn.js';
 import type { Clock, CoordinatorStorePort } from '../core/ports.js';
 import type { LaneSession } from '../hosts/host.js';
@@ -52,16 +53,17 @@ interface LiveSession {
 
 /** Closes, all at once, the live sessions of lanes whose work is integrated; records how each ended. */
 export async function closeFinished(ctx: {
+  /** The children as the tick just left them. */
+  children: readonly ChildRecord[];
   live: Map<string, LiveSession>;
   store: CoordinatorStorePort;
   quitKeysOf(task: string): readonly string[] | null;
   forget(task: string): void;
   clock: Clock;
 }): Promise<void> {
-  const record = ctx.store.readRecord();
   const closing: Promise<void>[] = [];
   for (const [task, live] of ctx.live) {
-    const state = record.children.find((c) => c.task_id === task)?.state;
+    const state = ctx.children.find((c) => c.task_id === task)?.state;
     const session = live.session;
     if (!state || !sessionShouldClose(state) || !session?.running || live.closing) continue;
     live.closing = true;

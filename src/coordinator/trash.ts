@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { crashPoint } from '../process/crash-points.js';
 import { lanesToTrash } from '../core/drop.js';
 import type { CoordinatorStorePort, WorktreePort } from '../core/ports.js';
-import type { BatchRecord } from '../core/record.js';
+import type { ChildRecord } from '../core/record.js';
 
 // The worktrees of dropped children (docs/DECISIONS.md, "No dead ends"): their work is
 // first committed onto their own lane branch (nothing is lost when the folder goes), then
@@ -20,7 +20,7 @@ export async function trashDroppedLanes(
   worktrees: WorktreePort,
   /** The batch's trash folder (CoordinatorStorePort.trashDir). */
   trash: string,
-  record: BatchRecord,
+  record: { readonly children: readonly ChildRecord[] },
   /** Children whose executor still runs: left for a later call. */
   busy: (taskId: string) => boolean = () => false,
 ): Promise<Trashed[]> {
@@ -47,7 +47,7 @@ export async function trashDroppedLanes(
 export async function trashAndJournal(
   worktrees: WorktreePort,
   store: Pick<CoordinatorStorePort, 'trashDir' | 'journal'>,
-  record: BatchRecord,
+  record: { readonly children: readonly ChildRecord[] },
   busy?: (taskId: string) => boolean,
 ): Promise<Trashed[]> {
   const trashed = await trashDroppedLanes(worktrees, store.trashDir(), record, busy);

@@ -1,5 +1,6 @@
 import { CANCEL_REASON } from '../core/cancel.js';
 import type { CoordinatorStorePort, WorktreePort } from '../core/ports.js';
+import type { ChildRecord } from '../core/record.js';
 import type { DropRequest } from '../core/ways-out.js';
 import type { ExecutorRunner } from './executor-runner.js';
 import { trashAndJournal } from './trash.js';
@@ -81,14 +82,13 @@ export class WaysOut {
   }
 
   /** The tick persisted the requests: dropped lanes go to the trash, then the request files go. */
-  async afterTick(files: readonly string[]): Promise<void> {
+  async afterTick(files: readonly string[], children: readonly ChildRecord[]): Promise<void> {
     const { store, runner, worktrees } = this.deps;
-    const record = store.readRecord();
-    const dropped = record.children.filter((c) => c.state === 'dropped').map((c) => c.task_id);
+    const dropped = children.filter((c) => c.state === 'dropped').map((c) => c.task_id);
     // (a drop that came in while the tick ran: its executor is stopped now)
     await Promise.all(dropped.filter((t) => runner.live.has(t)).map((t) => runner.stop(t)));
     const busy = (task: string) => runner.sessionOf(task)?.running === true;
-    for (const t of await trashAndJournal(worktrees, store, record, busy)) {
+    for (const t of await trashAndJournal(worktrees, store, { children }, busy)) {
       this.deps.notice(`${t.task_id}: dropped; its work is on its lane branch, its worktree in ${t.to}`);
     }
     // Last: the command that left a request waits for its file to go (done, lanes trashed).
