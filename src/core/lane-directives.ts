@@ -68,13 +68,8 @@ export function parseLaneDirectives(text: string, file: string): LaneDirectives 
       problems.push(`${where}: "${SPELLING[key]}: ${value.slice(0, 80)}": ${problem}`);
       return;
     }
-    const previous = found[key];
     const parsed = key === 'maxParallel' ? Number(value) : value;
-    if (previous && previous.value !== parsed)
-      problems.push(
-        `${where}: ${SPELLING[key]} is "${value}" here but "${previous.value}" at ${previous.where}`,
-      );
-    else if (!previous) (found as Record<Key, Directive<string | number>>)[key] = { value: parsed, where };
+    addDirective(found, key, { value: parsed, where }, problems);
   });
   if (problems.length) throw directiveError(problems);
   return found;
@@ -85,17 +80,24 @@ export function mergeLaneDirectives(files: LaneDirectives[]): LaneDirectives {
   const merged: LaneDirectives = {};
   const problems: string[] = [];
   for (const directives of files)
-    for (const key of Object.keys(directives) as Key[]) {
-      const next = directives[key]!;
-      const previous = merged[key];
-      if (!previous) (merged as Record<Key, Directive<string | number>>)[key] = next;
-      else if (previous.value !== next.value)
-        problems.push(
-          `${next.where}: ${SPELLING[key]} is "${next.value}" here but "${previous.value}" at ${previous.where}`,
-        );
-    }
+    for (const key of Object.keys(directives) as Key[]) addDirective(merged, key, directives[key]!, problems);
   if (problems.length) throw directiveError(problems);
   return merged;
+}
+
+/** Takes `next` for `key` unless the key is there already; a different value there is a problem. */
+function addDirective(
+  into: LaneDirectives,
+  key: Key,
+  next: Directive<string | number>,
+  problems: string[],
+): void {
+  const previous = into[key];
+  if (!previous) (into as Record<Key, Directive<string | number>>)[key] = next;
+  else if (previous.value !== next.value)
+    problems.push(
+      `${next.where}: ${SPELLING[key]} is "${next.value}" here but "${previous.value}" at ${previous.where}`,
+    );
 }
 
 function directiveError(problems: string[]) {
