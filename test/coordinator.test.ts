@@ -344,6 +344,12 @@ describe('lanes start: parallel lanes', () => {
       expect(facts.ticksChecked).toBeGreaterThan(3);
       for (const id of plan.children.map((c) => c.id)) expect(count(entries, 'released', id), id).toBe(1);
       expect(count(entries, 'executor-spawned')).toBe(20);
+      // Lanes made ahead (DESIGN §7): each is made once and handed over at its child's turn.
+      const ahead = entries.filter((e) => e.event === 'lane-made-ahead').map((e) => e.task!);
+      expect(ahead.length).toBeGreaterThan(0);
+      expect(new Set(ahead).size).toBe(ahead.length);
+      for (const task of ahead) expect(count(entries, 'lane-provisioned', task), task).toBeGreaterThan(0);
+      expect(count(entries, 'lane-discarded')).toBe(0);
     }
     expect(await laneBranches(repo)).toEqual([]);
     expect(await laneBranches(keepRepo)).toEqual(plan.children.map((c) => `lane/par/${c.id}`));
@@ -428,6 +434,15 @@ describe('suspect dispatch', () => {
     expect(count(entries, 'suspect-dispatch')).toBe(2);
     expect(count(entries, 'dispatch-paused')).toBe(1);
     expect(count(entries, 'executor-spawned')).toBeLessThan(3);
+    // A lane made ahead for a child that did not get its turn is removed, branch and all.
+    const handed = new Set(entries.filter((e) => e.event === 'lane-provisioned').map((e) => e.task));
+    const unused = entries.filter((e) => e.event === 'lane-made-ahead' && !handed.has(e.task));
+    expect(unused.length).toBeGreaterThan(0);
+    for (const e of unused) {
+      expect(count(entries, 'lane-discarded', e.task), e.task).toBe(1);
+      expect(existsSync(e.path as string), e.path as string).toBe(false);
+      expect(await laneBranches(repo)).not.toContain(`lane/idle/${e.task}`);
+    }
   }, 120_000);
 });
 

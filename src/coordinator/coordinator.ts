@@ -1,6 +1,9 @@
 import { dirname } from 'node:path';
 import type { Config } from '../core/config.js';
+import { laneBranch } from '../core/ids.js';
 import { refusalAction } from '../core/lane-refusal.js';
+import type { Plan } from '../core/plan.js';
+import { nextToStart } from '../core/schedule.js';
 import type { BatchState } from '../core/record.js';
 import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../core/record.js';
 import type { Handoff, Report } from '../core/report.js';
@@ -67,6 +70,7 @@ export class Coordinator {
   private readonly steward: Steward;
   /** Provisions and releases, carried out beside the loop (src/coordinator/steward-jobs.ts). */
   private readonly jobs: StewardJobs;
+  private plan: Plan;
   private reviews: ReviewVerdict[] = [];
   private approval: Approval | undefined;
   private wake: (() => void) | null = null;
@@ -99,7 +103,8 @@ export class Coordinator {
       wake: () => this.signal(),
     };
     const runnerOptions = { clock: ports.clock, worktrees };
-    this.runner = new ExecutorRunner(batchId, store, config, host, store.readPlan(), events, runnerOptions);
+    this.plan = store.readPlan();
+    this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
     this.waysOut = new WaysOut({
       worktrees,
       store,
@@ -196,7 +201,10 @@ export class Coordinator {
         this.approval = undefined;
         const report = await tick(this.options.ports, input);
         await this.waysOut.afterTick(waysOut.files, report.children);
-        if (input.approval) this.runner.setPlan(this.options.ports.store.readPlan());
+        if (input.approval) {
+          this.plan = this.options.ports.store.readPlan();
+          this.runner.setPlan(this.plan);
+        }
         this.lastReport = report;
         inFlight = this.noteSlots(report, inFlight);
         await this.runner.afterTick(report.children);
@@ -210,6 +218,7 @@ export class Coordinator {
         for (const handoff of handoffs) {
           if (await this.act(handoff, report)) again = true;
         }
+        this.keepLanesAhead(report);
         if (this.runner.exits.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
@@ -246,6 +255,21 @@ export class Coordinator {
       this.options.ports.store.journal('slot-released', { task, state });
     }
     return now;
+  }
+
+  /**
+   * The lanes of the children that take the next free slots are made before the slots free
+   * (DESIGN §7, "Lanes made ahead"): one for each slot at most, and none while the batch
+   * does not run or dispatch is paused (those made already go again).
+   */
+  private keepLanesAhead(report: Report): void {
+    const running = report.batch_state === 'running' && !this.runner.paused;
+    const next = running
+      ? nextToStart(this.options.ports.store.readRecord(), this.plan, report.max_parallel)
+      : [];
+    this.jobs.keepAhead(
+      next.map((task_id) => ({ task_id, lane_branch: laneBranch(this.options.batchId, task_id) })),
+    );
   }
 
   /** Carries out refusalAction (src/core/lane-refusal.ts) for each lane the tick refused. */

@@ -28,9 +28,19 @@ export interface StewardJobsDeps {
   notice: (text: string) => void;
 }
 
+type Made = { kind: 'offer'; path: string; branch: string } | { kind: 'failed'; reason: string };
+
 export class StewardJobs {
   private offers: Offer[] = [];
   private failures: Failure[] = [];
+  /** Lanes made ahead (DESIGN §7), by child: what each job made, kept until its handoff. */
+  private readonly ahead = new Map<string, Made>();
+  /** Children whose lane a job is making (ahead, or for their handoff). */
+  private readonly making = new Set<string>();
+  /** Children whose provision handoff came: their making job hands the lane over. */
+  private readonly wanted = new Set<string>();
+  /** Children being made ahead that the last report no longer counts among the next. */
+  private readonly unneeded = new Set<string>();
   private failure: unknown = null;
   private readonly jobs: LaneJobs;
 
@@ -85,20 +95,92 @@ export class StewardJobs {
   }
 
   provision(h: ProvisionHandoff): void {
+    const task = h.task_id;
     // A report from a tick that began before this child's offer or failure was left: the
     // next tick decides that one first.
-    if (this.pending(h.task_id)) return;
-    const queued = this.jobs.push(`provision:${h.task_id}`, async () => {
-      // The head as the record has it now (a tick may have integrated since the report).
-      const result = await this.deps.steward.provision({ ...h, base_head: this.head() });
-      if (result.kind === 'offer') {
-        this.offers.push({ task_id: h.task_id, path: result.path });
-        this.deps.store.journal('lane-provisioned', { task: h.task_id, path: result.path });
-        this.deps.provisioned(h.task_id, result.path);
-      } else this.failures.push({ task_id: h.task_id, reason: result.reason });
+    if (this.pending(task) || this.wanted.has(task)) return;
+    const made = this.ahead.get(task);
+    if (made) {
+      this.ahead.delete(task);
+      this.deps.store.journal('lane-requested', { task });
+      return this.hand(task, made);
+    }
+    // A lane being made ahead is handed over by its job when done; any other provisioning
+    // job out for the child (a move to the head) offers the lane itself.
+    this.wanted.add(task);
+    if (this.making.has(task) || this.queueMake(task, h.lane_branch))
+      this.deps.store.journal('lane-requested', { task });
+    else this.wanted.delete(task);
+  }
+
+  /**
+   * Lanes made ahead for `next` (core/schedule.ts nextToStart), the children that take the
+   * next free slots: each is made now and offered at its handoff, so a freed slot waits only
+   * for the offer. A lane made ahead for a child no longer among them (dropped, the budget
+   * spent, dispatch paused, the batch stopped) is removed again.
+   */
+  keepAhead(next: readonly { task_id: string; lane_branch: string }[]): void {
+    const keep = new Set(next.map((n) => n.task_id));
+    for (const [task, made] of this.ahead) {
+      if (keep.has(task)) continue;
+      this.ahead.delete(task);
+      if (made.kind === 'offer') this.discard(task, made.branch);
+    }
+    // One still being made goes once it is made, unless it is wanted again by then.
+    this.unneeded.clear();
+    for (const task of this.making) if (!keep.has(task) && !this.wanted.has(task)) this.unneeded.add(task);
+    for (const n of next) {
+      if (this.ahead.has(n.task_id) || this.pending(n.task_id) || this.making.has(n.task_id)) continue;
+      this.queueMake(n.task_id, n.lane_branch);
+    }
+  }
+
+  /** Makes the child's lane (at the head as the record has it when the job runs); false when a job for it is out. */
+  private queueMake(task: string, laneBranch: string): boolean {
+    const queued = this.jobs.push(`provision:${task}`, async () => {
+      try {
+        const result = await this.deps.steward.provision({
+          action: 'provision',
+          task_id: task,
+          lane_branch: laneBranch,
+          base_head: this.head(),
+        });
+        const made: Made =
+          result.kind === 'offer'
+            ? { kind: 'offer', path: result.path, branch: laneBranch }
+            : { kind: 'failed', reason: result.reason };
+        if (this.wanted.delete(task)) return this.hand(task, made);
+        if (made.kind === 'offer') this.deps.store.journal('lane-made-ahead', { task, path: made.path });
+        if (!this.unneeded.delete(task)) this.ahead.set(task, made);
+        else if (made.kind === 'offer') this.discard(task, made.branch);
+      } finally {
+        this.making.delete(task);
+        this.wanted.delete(task);
+        this.unneeded.delete(task);
+      }
+    });
+    if (queued) this.making.add(task);
+    return queued;
+  }
+
+  /** A made lane (or its failure) to the next tick. */
+  private hand(task: string, made: Made): void {
+    if (made.kind === 'offer') {
+      this.offers.push({ task_id: task, path: made.path });
+      this.deps.store.journal('lane-provisioned', { task, path: made.path });
+      this.deps.provisioned(task, made.path);
+    } else this.failures.push({ task_id: task, reason: made.reason });
+    this.deps.wake();
+  }
+
+  private discard(task: string, branch: string): void {
+    // Queued after the job that made it; a handoff meanwhile queues a new lane after this.
+    this.jobs.push(`discard:${task}`, async () => {
+      const kept = await this.deps.steward.discard(task, branch, this.deps.batchBranch);
+      if (kept) this.deps.notice(`${task}: ${kept}`);
+      else this.deps.store.journal('lane-discarded', { task, why: 'made ahead, not needed now' });
       this.deps.wake();
     });
-    if (queued) this.deps.store.journal('lane-requested', { task: h.task_id });
   }
 
   /** A lane refused for a batch head that moved: moved to the head as it is when the job runs. */

@@ -95,6 +95,27 @@ export class Steward {
   }
 
   /**
+   * Removes a lane made ahead for a child that will not start now (DESIGN §7, "Lanes made
+   * ahead"): only a clean worktree on the child's branch, and the branch only while all of
+   * it is on the batch branch. A lane with anything of its own stays; null, or why it stays.
+   */
+  async discard(taskId: string, branch: string, batchBranch: string): Promise<string | null> {
+    const wt = this.worktrees;
+    const path = this.lanePath(taskId);
+    if (!wt.exists(path)) return null;
+    if (!(await wt.isClean(path))) return `${path} has changes: left as it is`;
+    const [tip, batchTip] = await Promise.all([wt.branchTip(branch), wt.branchTip(batchBranch)]);
+    if (tip === null || batchTip === null || !(await wt.onBranch(tip, batchTip)))
+      return `${branch} has commits that are not on ${batchBranch}: left as it is`;
+    // The worktree first: a crash between the two leaves the branch on the base, which the
+    // child's next provision takes up again (a lane left detached would only be refused).
+    const why = await wt.remove(path);
+    if (why !== null) return why;
+    await wt.deleteBranch(path, branch);
+    return null;
+  }
+
+  /**
    * Removes an integrated lane: only when clean (the tick's report looked, and `git worktree
    * remove` without --force refuses a lane with changes) and its commit is on the batch branch tip.
    */

@@ -76,7 +76,7 @@ export interface WorktreePort {
   add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null>;
   /** Moves the worktree's branch to `base`, keeping nothing of its own in the way: false when refused. */
   resetKeep(path: string, base: string): Promise<boolean>;
-  /** Detaches the worktree and deletes its branch. */
+  /** Detaches the worktree (when there still is one) and deletes its branch. */
   deleteBranch(path: string, branch: string): Promise<void>;
   /** `git worktree remove` without --force: null, or why it failed. */
   remove(path: string): Promise<string | null>;

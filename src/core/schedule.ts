@@ -19,6 +19,21 @@ export function budgetSpent(record: BatchRecord): boolean {
 }
 
 export function startableChildren(record: BatchRecord, plan: Plan): string[] {
+  return picksWithin(record, plan, record.max_parallel);
+}
+
+/**
+ * The children that take the next `count` slots once slots free up (DESIGN §7, "Lanes made
+ * ahead"): startable now but for max_parallel, disjoint in scope from every child in flight,
+ * from the children startable now and from each other, within the budget. Their lanes can
+ * be made before a slot frees, so a freed slot waits only for its lane to be offered.
+ */
+export function nextToStart(record: BatchRecord, plan: Plan, count: number): string[] {
+  const now = picksWithin(record, plan, record.max_parallel);
+  return picksWithin(record, plan, record.max_parallel + count).filter((id) => !now.includes(id));
+}
+
+function picksWithin(record: BatchRecord, plan: Plan, slots: number): string[] {
   const scopeOf = new Map(plan.children.map((c) => [c.id, c.scope]));
   const occupied = record.children
     .filter((c) => IN_FLIGHT_STATES.has(c.state))
@@ -29,7 +44,7 @@ export function startableChildren(record: BatchRecord, plan: Plan): string[] {
   const budgetLeft = record.budget.max_children - childrenStarted(record);
   const picks: string[] = [];
   for (const child of record.children) {
-    if (occupied.length >= record.max_parallel || picks.length >= budgetLeft) break;
+    if (occupied.length >= slots || picks.length >= budgetLeft) break;
     if (!isStartable(record, child)) continue;
     const scope = scopeOf.get(child.task_id) ?? ['**'];
     if ([...occupied, ...reserved].some((other) => scopesOverlap(other, scope))) continue;

@@ -67,7 +67,7 @@ export class LaneWorktrees implements WorktreePort {
 
   async deleteBranch(path: string, branch: string): Promise<void> {
     if (await this.detachAndDeleteBranch(path, branch)) return;
-    await git(path, ['checkout', '--quiet', '--detach']);
+    if (existsSync(path)) await git(path, ['checkout', '--quiet', '--detach']);
     await git(this.repoRoot, ['branch', '-D', '--quiet', branch], { okCodes: [1] });
   }
 

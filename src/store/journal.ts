@@ -10,6 +10,8 @@ export const JOURNAL_EVENTS = [
   'batch-confirmed',
   'tick',
   'lane-requested',
+  'lane-made-ahead',
+  'lane-discarded',
   'lane-provisioned',
   'lane-admitted',
   'lane-refused',
