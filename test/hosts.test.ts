@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCheck } from '../src/qa/check-runner.js';
@@ -227,6 +227,22 @@ describe('PtyHost', () => {
     logged.pop();
     expect(logged.length).toBe(50000);
     expect(logged.every((line, i) => line === String(i + 1))).toBe(true);
+  });
+});
+
+describe('the exit status file', () => {
+  it('counts only a whole line: an empty or unfinished file means the executor has not ended', () => {
+    const path = join(tempDir('lanes-status-'), 'attempt-1.status');
+    expect(readExitStatus(path)).toBeNull();
+    for (const [text, read] of [
+      ['', null],
+      ['12', null],
+      ['12\n', { code: 12, signal: null }],
+      ['x\n', null],
+    ] as const) {
+      writeFileSync(path, text);
+      expect(readExitStatus(path), JSON.stringify(text)).toEqual(read);
+    }
   });
 });
 
