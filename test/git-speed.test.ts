@@ -1,7 +1,10 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { sweepScratch } from '../src/git/commit-writer.js';
 import { changeIdentity } from '../src/git/commits.js';
+import { processStartTime } from '../src/process/process-info.js';
 import { processHelper } from '../src/git/git-helper.js';
 import { parseLaneStatus, readLaneStatus } from '../src/git/lane-status.js';
 import { parseTrailers } from '../src/git/object-reader.js';
@@ -104,6 +107,25 @@ describe('long-lived git sessions', () => {
     expect(parseTrailers('A: 1\n')).toEqual({});
     expect(parseTrailers('subject\n\nA: 1\nnot a trailer\n')).toEqual({});
     expect(parseTrailers('subject\n\nA: long\n  folded\n')).toEqual({ A: 'long folded' });
+  });
+});
+
+describe("the commit writer's scratch folders", () => {
+  it('are removed once the process that made them no longer runs (pid and start time)', async () => {
+    const dir = tempDir('lanes-sweep-');
+    const ended = execa('true');
+    await ended;
+    const start = processStartTime(process.pid)!;
+    const names = {
+      [`lanes-commit-${ended.pid}-1-aaaa`]: false, // its process ended
+      [`lanes-commit-${process.pid}-${start}-bbbb`]: true, // this process
+      [`lanes-commit-${process.pid}-${Number(start) + 1}-cccc`]: false, // the pid, reused
+      'lanes-commit-dddd': true, // not named after a process: not ours to judge
+      'other-eeee': true,
+    };
+    for (const name of Object.keys(names)) mkdirSync(join(dir, name, 'sub'), { recursive: true });
+    sweepScratch(dir);
+    for (const [name, kept] of Object.entries(names)) expect(existsSync(join(dir, name)), name).toBe(kept);
   });
 });
 
