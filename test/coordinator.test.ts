@@ -418,6 +418,43 @@ describe('lanes resume after kill -9', () => {
   }, 300_000);
 });
 
+describe('a slow check holds up only its own lane', () => {
+  it('integrates a sibling that exits while the check runs, and starts the next lane meanwhile', async (ctx) => {
+    const repo = await makeRepo();
+    const dir = tempDir('lanes-slowqa-');
+    const [checking, gate] = [join(dir, 'a-checking'), join(dir, 'gate')];
+    // A's check waits for the gate; B exits only once A's check runs; C starts after either.
+    const a = fileChild('a', '0');
+    a.acceptance = [{ id: 'slow', run: `touch '${checking}'; ${waitFor(gate)}test -f f/a.txt` }];
+    const planFile = writePlan({
+      batch: 'slowqa',
+      executor: 'script',
+      max_parallel: 2,
+      children: [a, fileChild('b', '0', [], waitFor(checking)), fileChild('c', '0')],
+    });
+    const start = spawnCli(ctx, ['-C', repo, 'start', planFile, '--yes', '--headless']);
+    const integrated = (task: string) => count(journal(repo, 'slowqa'), 'integrated', task) > 0;
+    // (bounded: with the checks inside the tick, B would wait for the gate, and so this would time out)
+    const sibling = await until(
+      () => integrated('b') && integrated('c'),
+      'b and c integrated while a checks',
+      {
+        timeoutMs: 20_000,
+      },
+    ).catch(() => false);
+    writeFileSync(gate, '');
+    const r = await start;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(sibling).toBe(true);
+    const entries = journal(repo, 'slowqa');
+    const at = (event: string, task: string) =>
+      entries.findIndex((e) => e.event === event && e.task === task);
+    expect(at('integrated', 'b')).toBeLessThan(at('qa-passed', 'a'));
+    expect(at('integrated', 'c')).toBeLessThan(at('qa-passed', 'a'));
+    expect(readRecord(repo, 'slowqa')!.batch_state).toBe('completed');
+  }, 120_000);
+});
+
 describe('suspect dispatch', () => {
   it('pauses dispatch after two quick exits that changed nothing', async () => {
     const repo = await makeRepo();

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { endAttempt, laneFactsOf } from '../src/core/attempt-end.js';
 import { LanesError } from '../src/core/errors.js';
 import type { KernelRecord } from '../src/core/kernel.js';
 import type { BatchRecord, ChildRecord } from '../src/core/record.js';
@@ -462,5 +463,53 @@ children:
     expect(child(after, 'S').state).toBe('integrated');
     expect(after.batch_state).toBe('needs_human');
     expect(after.reason).toContain('L: batch_lane_lost');
+  });
+});
+
+describe('an exit ended beside the loop (core/attempt-end.ts)', () => {
+  it('is left running while it is ended, then taken as recorded: one exit, one QA run, one delivery', async () => {
+    const { repoDir, d } = await oneChildLane('end', 'A', 'a.txt', check('ok', 'true'));
+    writeFiles(d.lanePath('A'), { 'a.txt': 'a\n' });
+    const head = await batchHead(d);
+    const enrolled = child(readRecord(repoDir, 'end'), 'A');
+    const planned = d.plan.children.find((c) => c.id === 'A')!;
+    const exit = { code: 0, signal: null };
+
+    expect(await endAttempt(d.ports(), laneFactsOf('end', enrolled), planned, exit)).toBe(true);
+    const kernel = readKernel(repoDir, 'end', 'A');
+    expect(kernel).toMatchObject({ lifecycle: 'done', next_obligation: 'none' });
+    expect(kernel.attempts).toHaveLength(1);
+    expect(kernel.qa_runs).toHaveLength(1);
+    // The delivery is on the lane branch before the kernel says done.
+    const tip = (await git(repoDir, 'rev-parse', 'lane/end/A')).trim();
+    expect((await git(repoDir, 'rev-parse', `${tip}^`)).trim()).toBe(enrolled.lane!.base_head);
+    // Not handed in yet: the tick leaves the child as it is.
+    const held = await d.tick({ ending: ['A'] });
+    expect(child(held, 'A').state).toBe('enrolled');
+    expect(await batchHead(d)).toBe(head);
+
+    const report = await d.tick({ exited: [{ task_id: 'A', ...exit, recorded: true }] });
+    expect(child(report, 'A').state).toBe('integrated');
+    expect(child(report, 'A').lane!.lane_commit).toBe(tip);
+    expect(readKernel(repoDir, 'end', 'A')).toEqual(kernel); // nothing recorded twice
+    const events = readFileSync(join(stateDir(repoDir), 'end.events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; task?: string });
+    for (const name of ['executor-exited', 'qa-passed', 'integrated'])
+      expect(
+        events.filter((e) => e.event === name && e.task === 'A'),
+        name,
+      ).toHaveLength(1);
+  });
+
+  it('does nothing for a kernel that is not this run’s (the tick decides, as for any exit)', async () => {
+    const { repoDir, d } = await oneChildLane('end2', 'A', 'a.txt', check('ok', 'true'));
+    const enrolled = child(readRecord(repoDir, 'end2'), 'A');
+    const planned = d.plan.children.find((c) => c.id === 'A')!;
+    const before = readKernel(repoDir, 'end2', 'A');
+    const facts = { ...laneFactsOf('end2', enrolled), runId: 'run-other' };
+    expect(await endAttempt(d.ports(), facts, planned, { code: 0, signal: null })).toBe(false);
+    expect(readKernel(repoDir, 'end2', 'A')).toEqual(before);
   });
 });

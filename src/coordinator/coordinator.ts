@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import type { Config } from '../core/config.js';
+import { endAttempt, laneFactsOf } from '../core/attempt-end.js';
 import { laneBranch } from '../core/ids.js';
 import { refusalAction } from '../core/lane-refusal.js';
 import type { Plan } from '../core/plan.js';
@@ -12,7 +13,7 @@ import { tick } from '../core/tick.js';
 import { unknownWorktrees } from '../core/unknown-worktrees.js';
 import type { ReviewVerdict } from '../core/tick.js';
 import type { CoordinatorStorePort, TickPorts, WorktreePort } from '../core/ports.js';
-import type { Host, LaneSession } from '../hosts/host.js';
+import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
 import { ExecutorRunner } from './executor-runner.js';
 import type { RunnerEvents } from './executor-runner.js';
 import type { LaneHealth } from './lane-watch.js';
@@ -102,7 +103,11 @@ export class Coordinator {
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
     };
-    const runnerOptions = { clock: ports.clock, worktrees };
+    const runnerOptions = {
+      clock: ports.clock,
+      worktrees,
+      endAttempt: (task: string, exit: ExitInfo & { host: string }) => this.endAttempt(task, exit),
+    };
     this.plan = store.readPlan();
     this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
     this.waysOut = new WaysOut({
@@ -183,7 +188,10 @@ export class Coordinator {
       for (;;) {
         const waysOut = await this.waysOut.beforeTick(); // (drop, cancel: their executors stopped)
         // A drop or a cancel never meets a lane half made or half removed.
-        if (waysOut.input.drops.length > 0 || waysOut.input.cancel) await this.jobs.idle();
+        if (waysOut.input.drops.length > 0 || waysOut.input.cancel) {
+          await this.jobs.idle();
+          await this.runner.exitsEnded();
+        }
         const lanes = await this.jobs.take();
         // A tick that admits lanes integrates nothing, so the head they were brought to
         // stays the head: the exits wait for the next tick without offers (at most
@@ -194,6 +202,7 @@ export class Coordinator {
           ...lanes,
           exited: holdExits ? [] : this.runner.exits.splice(0),
           releasing: this.jobs.releasing(),
+          ending: this.runner.endingTasks(),
           reviews: this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
           ...(this.approval ? { approval: this.approval } : {}),
@@ -255,6 +264,17 @@ export class Coordinator {
       this.options.ports.store.journal('slot-released', { task, state });
     }
     return now;
+  }
+
+  /**
+   * An executor's exit ended beside the loop (DESIGN §7): its QA and delivery commit run at
+   * once, lane by lane, instead of one tick at a time; the tick then finds them done.
+   */
+  private async endAttempt(task: string, exit: ExitInfo & { host: string }): Promise<boolean> {
+    const child = this.options.ports.store.readRecord().children.find((c) => c.task_id === task);
+    const planned = this.plan.children.find((c) => c.id === task);
+    if (child?.state !== 'enrolled' || !child.lane?.run_id || !planned) return false;
+    return endAttempt(this.options.ports, laneFactsOf(this.options.batchId, child), planned, exit);
   }
 
   /**

@@ -52,6 +52,11 @@ export interface RunnerOptions {
   worktrees: WorktreePort;
   /** The lanes hook an agent runs (`node <bundle> hook`); the kind is appended by the adapter. */
   hookArgv?: readonly string[];
+  /**
+   * Ends an exited attempt beside the loop (core/attempt-end.ts endAttempt): true when the
+   * kernel now records the exit, its QA and its delivery. Absent: the tick does it all.
+   */
+  endAttempt?: (task: string, exit: ExitInfo & { host: string }) => Promise<boolean>;
 }
 
 export class ExecutorRunner {
@@ -261,15 +266,36 @@ export class ExecutorRunner {
       this.store.journal('dispatch-paused', { reason: 'dispatch-unhealthy' });
       this.events.paused(judged.pause);
     }
+    const host = live.session?.host ?? 'orphan';
+    // An executor lanes stopped (a drop, a cancel) is left to the tick: its lane is going.
+    const ending = stoppedByLanes ? undefined : this.options.endAttempt?.(h.task_id, { ...exit, host });
+    if (ending) this.ending.set(h.task_id, ending);
+    // A failure there leaves the exit to the tick, which does the same work again (and
+    // meets the same error, if it lasts, where every tick error goes).
+    const recorded = ending
+      ? await ending.catch(() => false).finally(() => this.ending.delete(h.task_id))
+      : false;
+    // (live until here: no executor handoff starts this lane again while its exit is ended)
     this.live.delete(h.task_id);
-    this.exits.push({
-      task_id: h.task_id,
-      code: exit.code,
-      signal: exit.signal,
-      host: live.session?.host ?? 'orphan',
-    });
+    this.exits.push({ task_id: h.task_id, code: exit.code, signal: exit.signal, host, recorded });
     this.events.exited(h.task_id, exit);
     this.events.wake();
+  }
+
+  /** Exits being ended beside the loop, by child. */
+  private readonly ending = new Map<string, Promise<boolean>>();
+
+  /**
+   * Children whose exit is being ended beside the loop, or was and waits in `exits`: the
+   * tick leaves them as running until it is handed their exit (TickInput.ending).
+   */
+  endingTasks(): string[] {
+    return [...this.ending.keys(), ...this.exits.filter((e) => e.recorded).map((e) => e.task_id)];
+  }
+
+  /** Resolves once no exit is being ended beside the loop (a drop or a cancel waits for it). */
+  async exitsEnded(): Promise<void> {
+    await Promise.allSettled([...this.ending.values()]);
   }
 
   /** Executors stopped on purpose (drop, cancel): their exit says nothing of dispatch health. */
@@ -304,6 +330,7 @@ export class ExecutorRunner {
   }
 
   async dispose(): Promise<void> {
+    await this.exitsEnded();
     await this.turns.close();
   }
 

@@ -1,7 +1,6 @@
+import { deliverLane, laneFactsOf } from './attempt-end.js';
 import { checkFailed } from './kernel.js';
 import { expectedHead } from './lineage.js';
-import type { DeliveryIds } from './ports.js';
-import { scopeMatcher } from './scope.js';
 import type { TickContext } from './tick-context.js';
 import { commitLane, integrate } from './transitions.js';
 import type { PlanChild } from './plan.js';
@@ -10,11 +9,6 @@ import type { ChildRecord } from './record.js';
 // Tick steps 1 and 5: the delivery commit on a lane branch, integration into the batch
 // branch, and the adoption of either one when a crash came between the git change and
 // the record write. Every git change is looked up before it is made again.
-
-function ids(ctx: TickContext, child: ChildRecord): DeliveryIds {
-  const lane = child.lane!;
-  return { batch: ctx.record.batch_id, task: child.task_id, run: lane.run_id!, base: lane.base_head };
-}
 
 /** Step 1: integration commits on the batch branch that the record does not list yet. */
 export async function adoptIntegrations(ctx: TickContext): Promise<void> {
@@ -60,22 +54,14 @@ export async function commitSettled(ctx: TickContext): Promise<void> {
 }
 
 /** The delivery commit of one settled child (made now, or found from before a crash); null when empty. */
-async function deliveryOf(ctx: TickContext, planned: PlanChild): Promise<string | null> {
+function deliveryOf(ctx: TickContext, planned: PlanChild): Promise<string | null> {
   const child = ctx.child(planned.id);
-  const lane = child.lane!;
-  const git = ctx.ports.git;
-  let commit = await git.findDelivery(lane.path, lane.branch, ids(ctx, child));
-  if (commit === null) {
-    const inScope = scopeMatcher(planned.scope);
-    const changed =
-      ctx.qaChangedPaths.get(child.task_id) ?? (await git.changedPaths(lane.path, lane.base_head));
-    const paths = changed.filter((p) => inScope(p));
-    if (paths.length === 0) return null;
-    commit = await git.commitDelivery(lane.path, lane.branch, paths, planned.goal, ids(ctx, child));
-    ctx.ports.crashPoint('after-lane-commit', child.task_id);
-  }
-  await git.syncLaneIndex(lane.path);
-  return commit;
+  return deliverLane(
+    ctx.ports,
+    laneFactsOf(ctx.record.batch_id, child),
+    planned,
+    ctx.qaChangedPaths.get(child.task_id),
+  );
 }
 
 /** The trailer an integration commit names its lane commit by (adoptIntegrations reads it). */

@@ -1,4 +1,5 @@
-import { applyQa, checkFailed, failedQaCount, newKernelRecord } from './kernel.js';
+import { laneFactsOf, qaInLane } from './attempt-end.js';
+import { failedQaCount, newKernelRecord } from './kernel.js';
 import type { KernelRecord } from './kernel.js';
 import type { TickContext } from './tick-context.js';
 import { enroll, recordQaFailure, settle } from './transitions.js';
@@ -15,7 +16,8 @@ export async function observeLanes(ctx: TickContext): Promise<void> {
   }
   await runDueQa(ctx);
   for (const child of ctx.record.children) {
-    if (child.state === 'enrolled') await observeEnrolled(ctx, ctx.child(child.task_id));
+    if (child.state === 'enrolled' && !ctx.ending.has(child.task_id))
+      await observeEnrolled(ctx, ctx.child(child.task_id));
   }
 }
 
@@ -27,7 +29,7 @@ export async function observeLanes(ctx: TickContext): Promise<void> {
 async function runDueQa(ctx: TickContext): Promise<void> {
   const due: Promise<KernelRecord>[] = [];
   for (const child of ctx.record.children) {
-    if (child.state !== 'enrolled') continue;
+    if (child.state !== 'enrolled' || ctx.ending.has(child.task_id)) continue;
     const read = ctx.ports.store.readKernel(child.task_id);
     if (
       read.kind !== 'ok' ||
@@ -125,23 +127,13 @@ async function observeEnrolled(ctx: TickContext, child: ChildRecord): Promise<vo
 }
 
 async function runQa(ctx: TickContext, child: ChildRecord, kernel: KernelRecord): Promise<KernelRecord> {
-  const lane = child.lane!;
-  const plan = ctx.planChild(child.task_id);
-  const changed = await ctx.ports.git.changedPaths(lane.path, lane.base_head);
-  ctx.qaChangedPaths.set(child.task_id, changed);
-  const qaRun = kernel.qa_runs.length + 1;
-  const checks = await ctx.ports.qa.runChecks(lane.path, plan.acceptance, (check) =>
-    ctx.ports.store.qaLogPath(child.task_id, qaRun, check.id),
+  const qa = await qaInLane(
+    ctx.ports,
+    laneFactsOf(ctx.record.batch_id, child),
+    ctx.planChild(child.task_id),
+    kernel,
   );
-  const next = applyQa(kernel, { scope: plan.scope, changedPaths: changed, checks }, ctx.now());
-  ctx.ports.store.writeKernel(next);
-  const run = next.qa_runs.at(-1)!;
-  ctx.journal(run.passed ? 'qa-passed' : 'qa-failed', {
-    task: child.task_id,
-    qa_run: run.n,
-    failing: run.checks.filter(checkFailed).map((c) => c.id),
-    outside_scope: run.outside_scope,
-    empty_delivery: run.empty_delivery,
-  });
-  return next;
+  ctx.qaChangedPaths.set(child.task_id, qa.changed);
+  ctx.ports.store.writeKernel(qa.kernel);
+  return qa.kernel;
 }

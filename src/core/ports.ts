@@ -140,7 +140,8 @@ export interface GitPort {
     goal: string,
     ids: DeliveryIds,
   ): Promise<string>;
-  syncLaneIndex(lanePath: string): Promise<void>;
+  /** Brings the lane's index to its delivery commit's tree (the files untouched). */
+  syncLaneIndex(lanePath: string, commit: string): Promise<void>;
   mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }>;
   /** True when head→tree changes exactly what base→laneCommit changes. */
   sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean>;

@@ -30,6 +30,8 @@ export interface ExitNotice {
   host?: string;
   /** Not an exit: a live agent ended its turn (its hook said so); QA runs while it waits. */
   turn_end?: boolean;
+  /** The kernel has this exit already, with its QA and delivery (core/attempt-end.ts endAttempt). */
+  recorded?: boolean;
 }
 
 export interface ReviewVerdict {
@@ -55,12 +57,19 @@ export interface TickInput {
    * again only once it is over (a look at a lane being removed is a git call for nothing).
    */
   releasing?: readonly string[];
+  /**
+   * Enrolled children whose exit the coordinator is ending beside the loop, or has ended
+   * and not handed in yet (core/attempt-end.ts): observed as if their executor still ran,
+   * so a tick moves a lane only for the exits it was handed.
+   */
+  ending?: readonly string[];
 }
 
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
   ports.git.refresh?.();
   const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
   ctx.releasing = new Set(input.releasing ?? []);
+  ctx.ending = new Set(input.ending ?? []);
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
   if (checkedOut.length > 0)
     throw new LanesError(
@@ -148,6 +157,7 @@ function finish(ctx: TickContext, report: Report): Report {
 /** Executor exits and review verdicts reported by the parent go to the lanes' kernels first. */
 function recordNotices(ctx: TickContext, input: TickInput): void {
   for (const exit of input.exited ?? []) {
+    if (exit.recorded) continue; // (step 4 reads what the kernel made of it)
     const child = ctx.record.children.find((c) => c.task_id === exit.task_id);
     if (child?.state !== 'enrolled') continue;
     const read = ctx.ports.store.readKernel(exit.task_id);

@@ -22,11 +22,13 @@ import type { WorktreeEntry } from './worktrees.js';
 export class RepoGit implements GitPort {
   readonly coordinatorRoot: string;
   private readonly sessions: RepoSessions;
-  /** Lanes whose index the delivery commit already brought to their new HEAD. */
+  /** "<lane>\0<delivery commit>": the lane's index is that commit's tree (made or synced here). */
   private readonly synced = new Set<string>();
   /**
-   * Lanes committed whole in this tick, their index put in place: clean without a status
-   * until the next tick (the executor has ended, and the commit took every change QA saw).
+   * Lanes committed whole, their index put in place: the first look that asks whether one
+   * is clean (the report's, for its release) takes it as clean without a status. The
+   * executor has ended and the commit took every change QA saw; a change made by hand
+   * since is still caught by `git worktree remove`, which refuses a lane with changes.
    */
   private readonly deliveredClean = new Set<string>();
 
@@ -57,7 +59,6 @@ export class RepoGit implements GitPort {
 
   refresh(): void {
     this.worktrees = null;
-    this.deliveredClean.clear();
   }
 
   private listed(): Promise<WorktreeEntry[]> {
@@ -84,7 +85,7 @@ export class RepoGit implements GitPort {
     const gone = { present: false, branch: null, clean: false };
     if (!entry || !existsSync(path)) return gone;
     if (!options.clean) return { present: true, branch: entry.branch, clean: false };
-    if (this.deliveredClean.has(path)) return { present: true, branch: entry.branch, clean: true };
+    if (this.deliveredClean.delete(path)) return { present: true, branch: entry.branch, clean: true };
     try {
       return { present: true, branch: entry.branch, clean: await isClean(path) };
     } catch (error) {
@@ -113,15 +114,17 @@ export class RepoGit implements GitPort {
   ): Promise<string> {
     const made = await commitDelivery(this.sessions, lanePath, branch, paths, goal, ids);
     if (made.indexSynced) {
-      this.synced.add(lanePath);
+      this.synced.add(`${lanePath}\0${made.commit}`);
       this.deliveredClean.add(lanePath);
     }
     return made.commit;
   }
 
-  async syncLaneIndex(lanePath: string): Promise<void> {
-    if (this.synced.delete(lanePath)) return; // the delivery commit put its index in place
-    return syncLaneIndex(lanePath);
+  async syncLaneIndex(lanePath: string, commit: string): Promise<void> {
+    const key = `${lanePath}\0${commit}`;
+    if (this.synced.has(key)) return; // the delivery commit (or a sync) put its index in place
+    await syncLaneIndex(lanePath);
+    this.synced.add(key);
   }
 
   mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {

@@ -1,0 +1,117 @@
+import { applyQa, checkFailed, recordExit } from './kernel.js';
+import type { KernelRecord } from './kernel.js';
+import type { PlanChild } from './plan.js';
+import type { TickPorts } from './ports.js';
+import type { ChildRecord } from './record.js';
+import { scopeMatcher } from './scope.js';
+
+// What the lane kernel does when an executor ends (SPEC §5): the exit recorded, QA in the
+// lane, and — once QA passes — the delivery commit on the lane branch. The tick does it
+// for every exit it is told of (observe.ts, deliver.ts); the coordinator does it beside the
+// loop as soon as an executor exits (DESIGN §7, "An exit is finished beside the loop"), so
+// that a lane's checks and commit never wait for, or hold up, the integrations of the
+// others. Both go through the functions here, and both stay repeatable after a crash: the
+// delivery commit is looked up by its trailers before one is made.
+
+export interface LaneFacts {
+  batchId: string;
+  taskId: string;
+  path: string;
+  branch: string;
+  baseHead: string;
+  runId: string;
+}
+
+/** The facts of an enrolled child's lane, from its record. */
+export function laneFactsOf(batchId: string, child: ChildRecord): LaneFacts {
+  const lane = child.lane!;
+  return {
+    batchId,
+    taskId: child.task_id,
+    path: lane.path,
+    branch: lane.branch,
+    baseHead: lane.base_head,
+    runId: lane.run_id!,
+  };
+}
+
+type Ports = Pick<TickPorts, 'git' | 'qa' | 'store' | 'clock' | 'crashPoint'>;
+
+/** QA in the lane: the kernel as QA leaves it (not written) and the paths the lane changed. */
+export async function qaInLane(
+  ports: Ports,
+  lane: LaneFacts,
+  planned: PlanChild,
+  kernel: KernelRecord,
+): Promise<{ kernel: KernelRecord; changed: readonly string[] }> {
+  const changed = await ports.git.changedPaths(lane.path, lane.baseHead);
+  const qaRun = kernel.qa_runs.length + 1;
+  const checks = await ports.qa.runChecks(lane.path, planned.acceptance, (check) =>
+    ports.store.qaLogPath(lane.taskId, qaRun, check.id),
+  );
+  const next = applyQa(
+    kernel,
+    { scope: planned.scope, changedPaths: changed, checks },
+    ports.clock.now().toISOString(),
+  );
+  const run = next.qa_runs.at(-1)!;
+  ports.store.journal(run.passed ? 'qa-passed' : 'qa-failed', {
+    task: lane.taskId,
+    qa_run: run.n,
+    failing: run.checks.filter(checkFailed).map((c) => c.id),
+    outside_scope: run.outside_scope,
+    empty_delivery: run.empty_delivery,
+  });
+  return { kernel: next, changed };
+}
+
+/**
+ * The lane's delivery commit (SPEC §6: the lane base its only parent, only paths inside the
+ * scope): the one already made (found by its trailers), else made now; null when nothing
+ * inside the scope changed. `changed`: the paths QA read a moment ago, if any.
+ */
+export async function deliverLane(
+  ports: Ports,
+  lane: LaneFacts,
+  planned: PlanChild,
+  changed?: readonly string[],
+): Promise<string | null> {
+  const git = ports.git;
+  const ids = { batch: lane.batchId, task: lane.taskId, run: lane.runId, base: lane.baseHead };
+  let commit = await git.findDelivery(lane.path, lane.branch, ids);
+  if (commit === null) {
+    const inScope = scopeMatcher(planned.scope);
+    const paths = (changed ?? (await git.changedPaths(lane.path, lane.baseHead))).filter((p) => inScope(p));
+    if (paths.length === 0) return null;
+    commit = await git.commitDelivery(lane.path, lane.branch, paths, planned.goal, ids);
+    ports.crashPoint('after-lane-commit', lane.taskId);
+  }
+  await git.syncLaneIndex(lane.path, commit);
+  return commit;
+}
+
+/**
+ * An executor's exit, ended beside the loop: recorded, QA run, and the delivery committed
+ * when QA passed; the kernel written once, at the end, so a tick that reads it meanwhile
+ * sees the executor still running, never a half-ended attempt. False (nothing done) when
+ * the kernel is not this run's open attempt: the tick then decides, as for any exit.
+ */
+export async function endAttempt(
+  ports: Ports,
+  lane: LaneFacts,
+  planned: PlanChild,
+  exit: { code: number | null; signal: string | null; host?: string },
+): Promise<boolean> {
+  const read = ports.store.readKernel(lane.taskId);
+  if (read.kind !== 'ok' || read.record.run_id !== lane.runId || read.record.lifecycle === 'done')
+    return false;
+  let kernel = recordExit(read.record, exit, ports.clock.now().toISOString());
+  ports.store.journal('executor-exited', { task: lane.taskId, code: exit.code, signal: exit.signal });
+  let changed: readonly string[] | undefined;
+  if (kernel.next_obligation === 'run_qa')
+    ({ kernel, changed } = await qaInLane(ports, lane, planned, kernel));
+  // The commit before the kernel says done: a tick that sees it done finds the commit.
+  if (kernel.lifecycle === 'done') await deliverLane(ports, lane, planned, changed);
+  ports.store.writeKernel(kernel);
+  return true;
+}
