@@ -444,7 +444,7 @@ describe('a slow check holds up only its own lane', () => {
     ).catch(() => false);
     writeFileSync(gate, '');
     const r = await start;
-    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(sibling).toBe(true);
     const entries = journal(repo, 'slowqa');
     const at = (event: string, task: string) =>
