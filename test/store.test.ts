@@ -13,6 +13,7 @@ import type { BatchRecord } from '../src/core/record.js';
 import type { Report } from '../src/core/report.js';
 import { admitLane, enroll } from '../src/core/transitions.js';
 import { BatchStore, recordBytes } from '../src/store/batch-store.js';
+import { fsyncsReferences, stateFlush } from '../src/store/durability.js';
 import { Journal } from '../src/store/journal.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { writeStateFileAtomic } from '../src/store/safe-fs.js';
@@ -166,5 +167,37 @@ describe('Journal', () => {
     expect(entries).toHaveLength(1);
     expect(unreadable).toBe(1);
     expect(existsSync(path)).toBe(true);
+  });
+});
+
+describe('durability follows git (store/durability.ts)', () => {
+  it('reads whether core.fsync flushes references: words left to right, none and -word take away', () => {
+    for (const [value, refs] of [
+      [null, false],
+      ['', false],
+      ['pack,loose-object', false],
+      ['reference', true],
+      ['committed', true],
+      ['added', true],
+      ['ALL', true],
+      ['all,-reference', false],
+      ['all,-committed', false],
+      ['committed,none', false],
+      ['none, reference', true],
+      ['-reference,committed', true],
+    ] as const)
+      expect(fsyncsReferences(value), String(value)).toBe(refs);
+  });
+
+  it('flushes state files only in a repository whose git flushes its references', async () => {
+    const plain = await makeRepo();
+    await findRepo(plain);
+    expect(stateFlush()).toBe(false);
+    const flushing = await makeRepo();
+    await git(flushing, 'config', 'core.fsync', 'committed');
+    await findRepo(flushing);
+    expect(stateFlush()).toBe(true);
+    await findRepo(plain);
+    expect(stateFlush()).toBe(false);
   });
 });

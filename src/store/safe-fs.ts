@@ -12,6 +12,7 @@ import {
 import { constants } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { stateFlush } from './durability.js';
 import { LanesError } from '../core/errors.js';
 import { crashPoint } from '../process/crash-points.js';
 
@@ -74,7 +75,8 @@ export function ensureStateDir(stateDir: string, dir: string): void {
  * Writes `text` to `path` atomically: temp file in the same folder, fsync, rename, fsync
  * folder. `durable: false` leaves out both fsyncs: a reader (or a process crash) still sees
  * the old bytes or the new ones, but a power loss may keep the old file (for files that
- * are derived again anyway, such as a running batch's report).
+ * are derived again anyway, such as a running batch's report). No write is flushed when
+ * the repository's git does not flush its references either (store/durability.ts).
  */
 export function writeStateFileAtomic(
   stateDir: string,
@@ -82,7 +84,7 @@ export function writeStateFileAtomic(
   text: string,
   options: { durable?: boolean } = {},
 ): void {
-  const durable = options.durable ?? true;
+  const durable = (options.durable ?? true) && stateFlush();
   ensureStateDir(stateDir, dirname(path));
   assertNoSymlink(stateDir, path);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
