@@ -14,11 +14,13 @@ import type { Report } from '../src/core/report.js';
 import { admitLane, enroll } from '../src/core/transitions.js';
 import { BatchStore, recordBytes } from '../src/store/batch-store.js';
 import { fsyncsReferences, stateFlush } from '../src/store/durability.js';
+import { BatchFiles } from '../src/store/batch-files.js';
 import { Journal } from '../src/store/journal.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { writeStateFileAtomic } from '../src/store/safe-fs.js';
 import { preparedRecord, SHA } from './helpers/records.js';
 import { git, makeRepo, snapshotTree, tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 function report(record: BatchRecord, overrides: Partial<Report> = {}): Report {
   return {
@@ -130,6 +132,29 @@ describe('BatchStore', () => {
     store.writeReport(report(record, { next_action: 'final' }));
     expect(() => store.writeReport(report(record, { next_action: 'again' }))).toThrow(/never overwritten/);
     expect(store.readReport('b1')?.next_action).toBe('final');
+  });
+
+  it("rewrites a running batch's report at most so often, the latest one last; any other at once", async () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const files = new BatchFiles(stateDir, 'b1');
+    const record: BatchRecord = { ...preparedRecord('b1'), batch_state: 'running' };
+    files.writeRecord(record);
+    const onDisk = () => new BatchStore(stateDir).readReport('b1')?.next_action;
+    files.writeReport(report(record, { next_action: 'first' }));
+    expect(onDisk()).toBe('first'); // the first at once
+    files.writeReport(report(record, { next_action: 'second' }));
+    files.writeReport(report(record, { next_action: 'third' }));
+    expect(onDisk()).toBe('first'); // held back
+    await until(() => onDisk() === 'third', 'the latest running report', { timeoutMs: 5_000 });
+    files.writeReport(report(record, { next_action: 'fourth' }));
+    files.flushReport();
+    expect(onDisk()).toBe('fourth');
+    files.writeReport(report(record, { next_action: 'fifth' }));
+    const stopped = { ...record, batch_state: 'needs_human' as const };
+    files.writeReport(report(stopped, { next_action: 'stopped' }));
+    expect(onDisk()).toBe('stopped'); // at once, and what waited is dropped
+    files.flushReport();
+    expect(onDisk()).toBe('stopped');
   });
 
   it('validates records built by transitions', () => {

@@ -245,6 +245,7 @@ export class Coordinator {
       this.waysOut.stopWatching();
       await this.jobs.idle();
       await this.runner.dispose();
+      this.options.ports.store.flushReport();
     }
   }
 

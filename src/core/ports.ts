@@ -45,6 +45,8 @@ export interface CoordinatorStorePort extends StorePort {
   removeRequest(file: string): void;
   /** The folder the worktrees of dropped children are moved into. */
   trashDir(): string;
+  /** Writes a report that writeReport held back (a running batch's, rewritten at most so often). */
+  flushReport(): void;
 }
 
 export interface WorktreeInfo {

@@ -16,6 +16,9 @@ import { TaskStore } from './task-store.js';
 
 // The store ports (the tick's and the coordinator's) over the state directory of one batch.
 
+/** How often a running batch's report file is rewritten at most (writeReport). */
+export const REPORT_EVERY_MS = 100;
+
 export class BatchFiles implements CoordinatorStorePort {
   readonly store: BatchStore;
   readonly tasks: TaskStore;
@@ -74,8 +77,37 @@ export class BatchFiles implements CoordinatorStorePort {
     writeStateFileAtomic(this.stateDir, this.planPath, `${JSON.stringify(plan, null, 2)}\n`);
   }
 
+  /**
+   * A running batch's report is written at most every REPORT_EVERY_MS: every tick makes one,
+   * and a reader from another process (`lanes wait`, `lanes status`) polls it. The latest
+   * one waiting is written when that time is up (or by flushReport); any other report (the
+   * batch stopped, ended or needs a human) is written at once, and replaces what waits.
+   */
   writeReport(report: Report): void {
+    this.pendingReport = null;
+    const running = report.batch_state === 'running';
+    const wait = this.lastReportAt + REPORT_EVERY_MS - Date.now();
+    if (!running || wait <= 0) return this.writeReportNow(report);
+    this.pendingReport = report;
+    this.reportTimer ??= setTimeout(() => this.flushReport(), wait).unref();
+  }
+
+  /** Writes the report still waiting, if any (the coordinator does when it ends). */
+  flushReport(): void {
+    const report = this.pendingReport;
+    this.pendingReport = null;
+    if (report) this.writeReportNow(report);
+  }
+
+  private pendingReport: Report | null = null;
+  private reportTimer: NodeJS.Timeout | null = null;
+  private lastReportAt = 0;
+
+  private writeReportNow(report: Report): void {
+    if (this.reportTimer) clearTimeout(this.reportTimer);
+    this.reportTimer = null;
     this.store.writeReport(report);
+    this.lastReportAt = Date.now();
   }
 
   journal(event: string, fields: Record<string, unknown> = {}): void {
