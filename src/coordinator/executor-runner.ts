@@ -267,6 +267,7 @@ export class ExecutorRunner {
       this.events.paused(judged.pause);
     }
     const host = live.session?.host ?? 'orphan';
+    this.events.exited(h.task_id, exit); // (the screen shows it ended while its QA runs)
     // An executor lanes stopped (a drop, a cancel) is left to the tick: its lane is going.
     const ending = stoppedByLanes ? undefined : this.options.endAttempt?.(h.task_id, { ...exit, host });
     if (ending) this.ending.set(h.task_id, ending);
@@ -278,7 +279,6 @@ export class ExecutorRunner {
     // (live until here: no executor handoff starts this lane again while its exit is ended)
     this.live.delete(h.task_id);
     this.exits.push({ task_id: h.task_id, code: exit.code, signal: exit.signal, host, recorded });
-    this.events.exited(h.task_id, exit);
     this.events.wake();
   }
 
