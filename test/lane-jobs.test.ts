@@ -62,7 +62,26 @@ describe('lane jobs', () => {
   it('is idle at once with nothing queued', async () => {
     const jobs = new LaneJobs(() => {});
     let idle = false;
-    await jobs.idle().then(() => (idle = true));
+    void jobs.idle().then(() => (idle = true));
+    await Promise.resolve();
     expect(idle).toBe(true);
+  });
+
+  it('says when the queue has run dry, once for each time it does', async () => {
+    let dry = 0;
+    const jobs = new LaneJobs(
+      () => {},
+      () => dry++,
+    );
+    const first = gate();
+    jobs.push('provision:a', () => first.wait);
+    jobs.push('release:b', async () => {});
+    expect(dry).toBe(0);
+    first.open();
+    await jobs.idle();
+    expect(dry).toBe(1);
+    jobs.push('release:c', async () => {});
+    await jobs.idle();
+    expect(dry).toBe(2);
   });
 });

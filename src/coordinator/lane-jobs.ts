@@ -11,7 +11,14 @@ export class LaneJobs {
   private running = false;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly onError: (key: string, error: unknown) => void) {}
+  /**
+   * `onIdle`: the queue has run dry. The loop waits for a job only to end (`busy`), so it
+   * must hear when the last one is over, whatever that job did or left.
+   */
+  constructor(
+    private readonly onError: (key: string, error: unknown) => void,
+    private readonly onIdle: () => void = () => {},
+  ) {}
 
   has(key: string): boolean {
     return this.keys.has(key);
@@ -54,5 +61,6 @@ export class LaneJobs {
     }
     this.running = false;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+    this.onIdle();
   }
 }

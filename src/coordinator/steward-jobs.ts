@@ -45,10 +45,13 @@ export class StewardJobs {
   private readonly jobs: LaneJobs;
 
   constructor(private readonly deps: StewardJobsDeps) {
-    this.jobs = new LaneJobs((_key, error) => {
-      this.failure ??= error;
-      deps.wake();
-    });
+    this.jobs = new LaneJobs(
+      (_key, error) => {
+        this.failure ??= error;
+        deps.wake();
+      },
+      () => deps.wake(), // (a kept release or a lane made ahead wakes nothing else)
+    );
   }
 
   /** Jobs queued or running: the loop does not end while one is out. */
