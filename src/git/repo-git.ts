@@ -22,15 +22,8 @@ import type { WorktreeEntry } from './worktrees.js';
 export class RepoGit implements GitPort {
   readonly coordinatorRoot: string;
   private readonly sessions: RepoSessions;
-  /** "<lane>\0<delivery commit>": the lane's index is that commit's tree (made or synced here). */
-  private readonly synced = new Set<string>();
-  /**
-   * Lanes committed whole, their index put in place: the first look that asks whether one
-   * is clean (the report's, for its release) takes it as clean without a status. The
-   * executor has ended and the commit took every change QA saw; a change made by hand
-   * since is still caught by `git worktree remove`, which refuses a lane with changes.
-   */
-  private readonly deliveredClean = new Set<string>();
+  /** Each lane's delivery commit whose tree its index is (the delivery put it there, or a sync). */
+  private readonly synced = new Map<string, string>();
 
   constructor(
     /** The coordinator's worktree (where lanes runs). */
@@ -85,7 +78,6 @@ export class RepoGit implements GitPort {
     const gone = { present: false, branch: null, clean: false };
     if (!entry || !existsSync(path)) return gone;
     if (!options.clean) return { present: true, branch: entry.branch, clean: false };
-    if (this.deliveredClean.delete(path)) return { present: true, branch: entry.branch, clean: true };
     try {
       return { present: true, branch: entry.branch, clean: await isClean(path) };
     } catch (error) {
@@ -113,18 +105,14 @@ export class RepoGit implements GitPort {
     ids: DeliveryIds,
   ): Promise<string> {
     const made = await commitDelivery(this.sessions, lanePath, branch, paths, goal, ids);
-    if (made.indexSynced) {
-      this.synced.add(`${lanePath}\0${made.commit}`);
-      this.deliveredClean.add(lanePath);
-    }
+    if (made.indexSynced) this.synced.set(lanePath, made.commit);
     return made.commit;
   }
 
   async syncLaneIndex(lanePath: string, commit: string): Promise<void> {
-    const key = `${lanePath}\0${commit}`;
-    if (this.synced.has(key)) return; // the delivery commit (or a sync) put its index in place
+    if (this.synced.get(lanePath) === commit) return; // its index is in place already
     await syncLaneIndex(lanePath);
-    this.synced.add(key);
+    this.synced.set(lanePath, commit);
   }
 
   mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {
