@@ -503,6 +503,21 @@ describe('an exit ended beside the loop (core/attempt-end.ts)', () => {
       ).toHaveLength(1);
   });
 
+  it('does nothing for a lane that is not on its branch any more (the tick parks it)', async () => {
+    const { repoDir, d } = await oneChildLane('end3', 'A', 'a.txt', check('ok', 'true'));
+    writeFiles(d.lanePath('A'), { 'a.txt': 'a\n' });
+    await git(d.lanePath('A'), 'switch', '-q', '-c', 'elsewhere');
+    const enrolled = child(readRecord(repoDir, 'end3'), 'A');
+    const planned = d.plan.children.find((c) => c.id === 'A')!;
+    const before = readKernel(repoDir, 'end3', 'A');
+    const tip = (await git(repoDir, 'rev-parse', 'lane/end3/A')).trim();
+    expect(
+      await endAttempt(d.ports(), laneFactsOf('end3', enrolled), planned, { code: 0, signal: null }),
+    ).toBe(false);
+    expect(readKernel(repoDir, 'end3', 'A')).toEqual(before);
+    expect((await git(repoDir, 'rev-parse', 'lane/end3/A')).trim()).toBe(tip); // no delivery made
+  });
+
   it('does nothing for a kernel that is not this run’s (the tick decides, as for any exit)', async () => {
     const { repoDir, d } = await oneChildLane('end2', 'A', 'a.txt', check('ok', 'true'));
     const enrolled = child(readRecord(repoDir, 'end2'), 'A');

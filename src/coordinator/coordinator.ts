@@ -1,11 +1,11 @@
 import { dirname } from 'node:path';
 import type { Config } from '../core/config.js';
 import { endAttempt, laneFactsOf } from '../core/attempt-end.js';
-import { laneBranch } from '../core/ids.js';
+import { batchBranch, laneBranch } from '../core/ids.js';
 import { refusalAction } from '../core/lane-refusal.js';
 import type { Plan } from '../core/plan.js';
 import { nextToStart } from '../core/schedule.js';
-import type { BatchState } from '../core/record.js';
+import type { BatchState, ChildRecord } from '../core/record.js';
 import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../core/record.js';
 import type { Handoff, Report } from '../core/report.js';
 import type { Approval } from '../core/resume.js';
@@ -90,7 +90,7 @@ export class Coordinator {
       steward: this.steward,
       store,
       host,
-      batchBranch: `batch/${batchId}`,
+      batchBranch: batchBranch(batchId),
       wake: () => this.signal(),
       provisioned: (task, path) => this.emit({ kind: 'provisioned', task, path }),
       released: (task) => this.emit({ kind: 'released', task }),
@@ -106,7 +106,7 @@ export class Coordinator {
     const runnerOptions = {
       clock: ports.clock,
       worktrees,
-      endAttempt: (task: string, exit: ExitInfo & { host: string }) => this.endAttempt(task, exit),
+      endAttempt: (child: ChildRecord, exit: ExitInfo & { host: string }) => this.endAttempt(child, exit),
     };
     this.plan = store.readPlan();
     this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
@@ -196,19 +196,21 @@ export class Coordinator {
         // A tick that admits lanes integrates nothing, so the head they were brought to
         // stays the head: the exits wait for the next tick without offers (at most
         // max_parallel lanes are offered before one is taken: the wait is short).
+        // Review verdicts can settle a child too: they wait with the exits.
         const holdExits = lanes.offers.length > 0;
+        const exited = holdExits ? [] : this.runner.takeExits();
         const input = {
           ...waysOut.input,
           ...lanes,
-          exited: holdExits ? [] : this.runner.exits.splice(0),
+          exited,
           releasing: this.jobs.releasing(),
-          ending: this.runner.endingTasks(),
-          reviews: this.reviews.splice(0),
+          ending: this.runner.endingTasks(), // (after the exits are taken: those are not ending)
+          reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;
-        const report = await tick(this.options.ports, input);
+        const report = await tick(this.options.ports, input).finally(() => this.runner.tickDone());
         await this.waysOut.afterTick(waysOut.files, report.children);
         if (input.approval) {
           this.plan = this.options.ports.store.readPlan();
@@ -228,7 +230,7 @@ export class Coordinator {
           if (await this.act(handoff, report)) again = true;
         }
         this.keepLanesAhead(report);
-        if (this.runner.exits.length) again = true;
+        if (this.runner.exits.length || this.reviews.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
         // A lane job still out finishes first (it wakes the loop): its offer or release is recorded.
@@ -271,10 +273,9 @@ export class Coordinator {
    * An executor's exit ended beside the loop (DESIGN §7): its QA and delivery commit run at
    * once, lane by lane, instead of one tick at a time; the tick then finds them done.
    */
-  private async endAttempt(task: string, exit: ExitInfo & { host: string }): Promise<boolean> {
-    const child = this.options.ports.store.readRecord().children.find((c) => c.task_id === task);
-    const planned = this.plan.children.find((c) => c.id === task);
-    if (child?.state !== 'enrolled' || !child.lane?.run_id || !planned) return false;
+  private async endAttempt(child: ChildRecord, exit: ExitInfo & { host: string }): Promise<boolean> {
+    const planned = this.plan.children.find((c) => c.id === child.task_id);
+    if (child.state !== 'enrolled' || !child.lane?.run_id || !planned) return false;
     return endAttempt(this.options.ports, laneFactsOf(this.options.batchId, child), planned, exit);
   }
 

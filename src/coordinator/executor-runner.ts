@@ -56,7 +56,7 @@ export interface RunnerOptions {
    * Ends an exited attempt beside the loop (core/attempt-end.ts endAttempt): true when the
    * kernel now records the exit, its QA and its delivery. Absent: the tick does it all.
    */
-  endAttempt?: (task: string, exit: ExitInfo & { host: string }) => Promise<boolean>;
+  endAttempt?: (child: ChildRecord, exit: ExitInfo & { host: string }) => Promise<boolean>;
 }
 
 export class ExecutorRunner {
@@ -246,7 +246,8 @@ export class ExecutorRunner {
     this.watch.forget(h.task_id);
     this.turns.forget(h.task_id);
     const ranFor = this.options.clock.now().getTime() - live.startedAt;
-    const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
+    const child = this.store.readRecord().children.find((c) => c.task_id === h.task_id);
+    const lane = child?.lane;
     const atExit = lane ? await this.options.worktrees.changedAtExit(lane.path, lane.base_head) : null;
     const changed = atExit === null || atExit.length > 0;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
@@ -268,8 +269,11 @@ export class ExecutorRunner {
     }
     const host = live.session?.host ?? 'orphan';
     this.events.exited(h.task_id, exit); // (the screen shows it ended while its QA runs)
-    // An executor lanes stopped (a drop, a cancel) is left to the tick: its lane is going.
-    const ending = stoppedByLanes ? undefined : this.options.endAttempt?.(h.task_id, { ...exit, host });
+    // Left to the tick: an executor lanes stopped (a drop, a cancel: its lane is going), and
+    // a child whose turn end the tick has in hand or waiting (both would run QA in the lane).
+    const tickHasIt = this.inTick.has(h.task_id) || this.exits.some((e) => e.task_id === h.task_id);
+    const ending =
+      stoppedByLanes || tickHasIt || !child ? undefined : this.options.endAttempt?.(child, { ...exit, host });
     if (ending) this.ending.set(h.task_id, ending);
     // A failure there leaves the exit to the tick, which does the same work again (and
     // meets the same error, if it lasts, where every tick error goes).
@@ -284,6 +288,19 @@ export class ExecutorRunner {
 
   /** Exits being ended beside the loop, by child. */
   private readonly ending = new Map<string, Promise<boolean>>();
+  /** Children whose exit or turn end the tick in progress was handed (takeExits). */
+  private inTick = new Set<string>();
+
+  /** The exits for the next tick; their children count as in the tick until tickDone. */
+  takeExits(): ExitNotice[] {
+    const taken = this.exits.splice(0);
+    this.inTick = new Set(taken.map((e) => e.task_id));
+    return taken;
+  }
+
+  tickDone(): void {
+    this.inTick = new Set();
+  }
 
   /**
    * Children whose exit is being ended beside the loop, or was and waits in `exits`: the

@@ -36,8 +36,12 @@ export function laneFactsOf(batchId: string, child: ChildRecord): LaneFacts {
 }
 
 type Ports = Pick<TickPorts, 'git' | 'qa' | 'store' | 'clock' | 'crashPoint'>;
+type ExitFacts = { code: number | null; signal: string | null; host?: string };
 
-/** QA in the lane: the kernel as QA leaves it (not written) and the paths the lane changed. */
+/**
+ * QA in the lane: the kernel as QA leaves it and the paths the lane changed. Nothing is
+ * written: the caller writes the kernel, then journals the run (journalQa).
+ */
 export async function qaInLane(
   ports: Ports,
   lane: LaneFacts,
@@ -54,15 +58,24 @@ export async function qaInLane(
     { scope: planned.scope, changedPaths: changed, checks },
     ports.clock.now().toISOString(),
   );
-  const run = next.qa_runs.at(-1)!;
-  ports.store.journal(run.passed ? 'qa-passed' : 'qa-failed', {
-    task: lane.taskId,
+  return { kernel: next, changed };
+}
+
+/** The journal line of the kernel's last QA run (once the kernel is written). */
+export function journalQa(store: Ports['store'], taskId: string, kernel: KernelRecord): void {
+  const run = kernel.qa_runs.at(-1)!;
+  store.journal(run.passed ? 'qa-passed' : 'qa-failed', {
+    task: taskId,
     qa_run: run.n,
     failing: run.checks.filter(checkFailed).map((c) => c.id),
     outside_scope: run.outside_scope,
     empty_delivery: run.empty_delivery,
   });
-  return { kernel: next, changed };
+}
+
+/** The journal line of an executor's exit (once the kernel has it). */
+export function journalExit(store: Ports['store'], taskId: string, exit: ExitFacts): void {
+  store.journal('executor-exited', { task: taskId, code: exit.code, signal: exit.signal });
 }
 
 /**
@@ -94,24 +107,29 @@ export async function deliverLane(
  * An executor's exit, ended beside the loop: recorded, QA run, and the delivery committed
  * when QA passed; the kernel written once, at the end, so a tick that reads it meanwhile
  * sees the executor still running, never a half-ended attempt. False (nothing done) when
- * the kernel is not this run's open attempt: the tick then decides, as for any exit.
+ * the tick must decide, as for any exit: the lane is not there on its branch (the tick
+ * parks it), the kernel is not this run's open attempt, or it has QA due already (a turn
+ * end the tick was handed).
  */
 export async function endAttempt(
   ports: Ports,
   lane: LaneFacts,
   planned: PlanChild,
-  exit: { code: number | null; signal: string | null; host?: string },
+  exit: ExitFacts,
 ): Promise<boolean> {
   const read = ports.store.readKernel(lane.taskId);
-  if (read.kind !== 'ok' || read.record.run_id !== lane.runId || read.record.lifecycle === 'done')
-    return false;
+  if (read.kind !== 'ok' || read.record.run_id !== lane.runId) return false;
+  if (read.record.lifecycle === 'done' || read.record.next_obligation === 'run_qa') return false;
+  const look = await ports.git.lookAtLane(lane.path);
+  if (!look.present || look.branch !== lane.branch) return false;
   let kernel = recordExit(read.record, exit, ports.clock.now().toISOString());
-  ports.store.journal('executor-exited', { task: lane.taskId, code: exit.code, signal: exit.signal });
   let changed: readonly string[] | undefined;
-  if (kernel.next_obligation === 'run_qa')
-    ({ kernel, changed } = await qaInLane(ports, lane, planned, kernel));
+  const qaDue = kernel.next_obligation === 'run_qa';
+  if (qaDue) ({ kernel, changed } = await qaInLane(ports, lane, planned, kernel));
   // The commit before the kernel says done: a tick that sees it done finds the commit.
   if (kernel.lifecycle === 'done') await deliverLane(ports, lane, planned, changed);
   ports.store.writeKernel(kernel);
+  journalExit(ports.store, lane.taskId, exit);
+  if (qaDue) journalQa(ports.store, lane.taskId, kernel);
   return true;
 }

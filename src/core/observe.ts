@@ -1,4 +1,4 @@
-import { laneFactsOf, qaInLane } from './attempt-end.js';
+import { journalQa, laneFactsOf, qaInLane } from './attempt-end.js';
 import { failedQaCount, newKernelRecord } from './kernel.js';
 import type { KernelRecord } from './kernel.js';
 import type { TickContext } from './tick-context.js';
@@ -135,5 +135,6 @@ async function runQa(ctx: TickContext, child: ChildRecord, kernel: KernelRecord)
   );
   ctx.qaChangedPaths.set(child.task_id, qa.changed);
   ctx.ports.store.writeKernel(qa.kernel);
+  journalQa(ctx.ports.store, child.task_id, qa.kernel);
   return qa.kernel;
 }

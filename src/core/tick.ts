@@ -1,3 +1,4 @@
+import { journalExit } from './attempt-end.js';
 import { admitOffers } from './admission.js';
 import type { LaneOffer } from './admission.js';
 import { adoptIntegrations, commitSettled, integrateCommitted } from './deliver.js';
@@ -167,7 +168,7 @@ function recordNotices(ctx: TickContext, input: TickInput): void {
       continue; // (journaled as turn-ended when the hook's message came)
     }
     ctx.ports.store.writeKernel(recordExit(read.record, exit, ctx.now()));
-    ctx.journal('executor-exited', { task: exit.task_id, code: exit.code, signal: exit.signal });
+    journalExit(ctx.ports.store, exit.task_id, exit);
   }
   for (const failure of input.setupFailures ?? []) {
     if (ctx.record.children.find((c) => c.task_id === failure.task_id)?.state === 'pending')
