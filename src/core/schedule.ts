@@ -29,8 +29,10 @@ export function startableChildren(record: BatchRecord, plan: Plan): string[] {
  * be made before a slot frees, so a freed slot waits only for its lane to be offered.
  */
 export function nextToStart(record: BatchRecord, plan: Plan, count: number): string[] {
-  const now = picksWithin(record, plan, record.max_parallel);
-  return picksWithin(record, plan, record.max_parallel + count).filter((id) => !now.includes(id));
+  // The picks are greedy in plan order, so the ones for more slots begin with today's.
+  const inFlight = record.children.filter((c) => IN_FLIGHT_STATES.has(c.state)).length;
+  const now = Math.max(0, record.max_parallel - inFlight);
+  return picksWithin(record, plan, record.max_parallel + count).slice(now);
 }
 
 function picksWithin(record: BatchRecord, plan: Plan, slots: number): string[] {

@@ -63,12 +63,6 @@ export async function commitsBetween(cwd: string, from: string, to: string): Pro
   return parseCommits(out.stdout);
 }
 
-export interface Ident {
-  name: string;
-  email: string;
-  date: string;
-}
-
 /** What a change does, path by path: "<mode> <blob>" of the new side ("0 deleted" for a deletion). */
 export async function changeIdentity(cwd: string, from: string, to: string): Promise<Map<string, string>> {
   const out = await git(cwd, [

@@ -39,8 +39,8 @@ export class LaneWorktrees implements WorktreePort {
     return this.sessions.branchTip(branch);
   }
 
-  async onBranch(commit: string, tip: string): Promise<boolean> {
-    return commit === tip || this.sessions.isAncestor(commit, tip);
+  onBranch(commit: string, tip: string): Promise<boolean> {
+    return this.sessions.isAncestor(commit, tip);
   }
 
   async headOf(path: string): Promise<string | null> {

@@ -38,9 +38,8 @@ export class RepoGit implements GitPort {
     return this.sessions.branchTip(branch);
   }
 
-  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    if (ancestor === descendant && /^[0-9a-f]{40,64}$/.test(ancestor)) return true;
-    return this.sessions.isAncestor(ancestor, descendant);
+  isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return this.sessions.isAncestor(ancestor, descendant); // (X is its own ancestor: no read)
   }
 
   commitsBetween(from: string, to: string): Promise<CommitSummary[]> {
