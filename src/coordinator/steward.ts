@@ -67,8 +67,7 @@ export class Steward {
     if (wt.exists(path)) {
       // Only a path that exists can be a lane left from before a crash: no worktree listing
       // (a git call per provision) for the usual new lane.
-      const real = wt.realpath(path);
-      const tree = real === null ? undefined : (await wt.list()).find((w) => wt.realpath(w.path) === real);
+      const tree = await wt.at(path);
       if (!tree) return { kind: 'not-a-worktree' };
       return { kind: 'worktree', branch: tree.branch, head: tree.head, clean: await wt.isClean(path) };
     }

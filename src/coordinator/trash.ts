@@ -27,11 +27,9 @@ export async function trashDroppedLanes(
   const wt = worktrees;
   const wanted = lanesToTrash(record).filter((l) => !busy(l.task_id) && wt.exists(l.path));
   if (wanted.length === 0) return [];
-  const trees = await wt.list();
   const done: Trashed[] = [];
   for (const lane of wanted) {
-    const real = wt.realpath(lane.path);
-    const tree = trees.find((w) => wt.realpath(w.path) === real);
+    const tree = await wt.at(lane.path);
     if (!tree || tree.branch !== lane.branch) continue; // not our worktree (any more): left alone
     const tip = await wt.keepWork(lane.path, lane.branch);
     crashPoint('after-lane-kept', lane.task_id);

@@ -7,7 +7,14 @@ import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
 import { RepoSessions } from './repo-sessions.js';
 import { linkedGitDir } from './worktree-files.js';
-import { changedPaths, changedPathsAtExit, isClean, listWorktrees, realpathOrNull } from './worktrees.js';
+import {
+  changedPaths,
+  changedPathsAtExit,
+  isClean,
+  listWorktrees,
+  realpathOrNull,
+  worktreeAt,
+} from './worktrees.js';
 
 // The WorktreePort over one repository: lane worktrees read through the repository's
 // long-lived git processes where they can (RepoSessions), changed by `git worktree`.
@@ -25,6 +32,10 @@ export class LaneWorktrees implements WorktreePort {
 
   realpath(path: string): string | null {
     return realpathOrNull(path);
+  }
+
+  at(path: string): Promise<WorktreeInfo | undefined> {
+    return worktreeAt(this.repoRoot, path);
   }
 
   exists(path: string): boolean {

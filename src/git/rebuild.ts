@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { cleanMerge, commitTree, identityEnv, keepRef, resolveCommit } from './commits.js';
 import { git } from './git.js';
-import { isClean, listWorktrees, realpathOrNull } from './worktrees.js';
+import { isClean, worktreeAt } from './worktrees.js';
 
 // Rebuilding the batch branch without an evicted child (docs/DECISIONS.md "Final
 // verification"), with the plumbing of integration: merge-tree, commit-tree and the
@@ -26,12 +26,6 @@ export async function replayTree(
     await identityEnv(root),
   );
   return cleanMerge(root, stand, laneCommit);
-}
-
-async function worktreeAt(root: string, path: string) {
-  const real = realpathOrNull(path);
-  if (real === null || !existsSync(path)) return undefined;
-  return (await listWorktrees(root)).find((w) => realpathOrNull(w.path) === real);
 }
 
 /**

@@ -11,7 +11,14 @@ import { git } from './git.js';
 import { RepoSessions } from './repo-sessions.js';
 import { treeChanges } from './tree-diff.js';
 import { linkedGitDir, worktreesFromFiles } from './worktree-files.js';
-import { inspectLane, isClean, listWorktrees, realpathOrNull, takeChangedPaths } from './worktrees.js';
+import {
+  findWorktree,
+  inspectLane,
+  isClean,
+  listWorktrees,
+  realpathOrNull,
+  takeChangedPaths,
+} from './worktrees.js';
 import type { WorktreeEntry } from './worktrees.js';
 
 // The GitPort over a real repository: plumbing only, never the user's work tree or index.
@@ -70,9 +77,7 @@ export class RepoGit implements GitPort {
   }
 
   async lookAtLane(path: string, options: { clean?: boolean } = {}): Promise<LaneLook> {
-    const real = realpathOrNull(path);
-    const entry =
-      real === null ? undefined : (await this.listed()).find((w) => realpathOrNull(w.path) === real);
+    const entry = findWorktree(await this.listed(), path);
     // A worktree git still lists but whose folder is gone is not present.
     const gone = { present: false, branch: null, clean: false };
     if (!entry || !existsSync(path)) return gone;

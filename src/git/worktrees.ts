@@ -38,6 +38,22 @@ export function realpathOrNull(path: string): string | null {
   }
 }
 
+/** The worktree of `worktrees` at `path`, compared real (symlinks resolved); none when nothing is there. */
+export function findWorktree<W extends { path: string }>(
+  worktrees: readonly W[],
+  path: string,
+): W | undefined {
+  const real = realpathOrNull(path);
+  if (real === null) return undefined;
+  return worktrees.find((w) => realpathOrNull(w.path) === real);
+}
+
+/** The repository's worktree at `path`, as `git worktree list` has it. */
+export async function worktreeAt(root: string, path: string): Promise<WorktreeEntry | undefined> {
+  if (!existsSync(path)) return undefined;
+  return findWorktree(await listWorktrees(root), path);
+}
+
 /** Facts about an offered lane path, read from git only (the core's OfferFacts). */
 export async function inspectLane(path: string, commonDir: string): Promise<OfferFacts> {
   const none: OfferFacts = {
