@@ -2,9 +2,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, wr
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { sweepScratch } from '../src/git/commit-writer.js';
 import { changeIdentity } from '../src/git/commits.js';
 import { processStartTime } from '../src/process/process-info.js';
+import { sweepScratch } from '../src/process/scratch.js';
 import { processHelper } from '../src/git/git-helper.js';
 import { parseLaneStatus, readLaneStatus } from '../src/git/lane-status.js';
 import { parseTrailers } from '../src/git/object-reader.js';
@@ -124,7 +124,7 @@ describe("the commit writer's scratch folders", () => {
       'other-eeee': true,
     };
     for (const name of Object.keys(names)) mkdirSync(join(dir, name, 'sub'), { recursive: true });
-    sweepScratch(dir);
+    sweepScratch('lanes-commit', dir);
     for (const [name, kept] of Object.entries(names)) expect(existsSync(join(dir, name)), name).toBe(kept);
   });
 });

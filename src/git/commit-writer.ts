@@ -1,9 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from './git.js';
 import { GitSession } from './git-session.js';
-import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
+import { scratchDir } from '../process/scratch.js';
 
 // Commit objects written through one `git hash-object -w -t commit --stdin-paths` kept open
 // per repository: lanes composes the commit (tree, parent, author, committer, message) and
@@ -58,34 +57,6 @@ export function personLine(p: Person): string {
   return `${p.name} <${p.email}> ${p.date ?? gitNow()}`;
 }
 
-// The commit files are written to a scratch folder in the system's temp folder, named after
-// the process (pid and start time). A normal exit removes it (close); one a killed process
-// left is removed by the next lanes process that writes a commit.
-const SCRATCH = /^lanes-commit-(\d+)-(\d+|x)-/;
-
-function makeScratch(): string {
-  sweepScratch();
-  const start = processStartTime(process.pid) ?? 'x';
-  return mkdtempSync(join(tmpdir(), `lanes-commit-${process.pid}-${start}-`));
-}
-
-/** Removes the scratch folders of lanes processes that no longer run. */
-export function sweepScratch(dir = tmpdir()): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const match = SCRATCH.exec(name);
-    if (!match) continue;
-    const start = match[2] === 'x' ? null : (match[2] as string);
-    if (!isSameProcessAlive(Number(match[1]), start))
-      rmSync(join(dir, name), { recursive: true, force: true });
-  }
-}
-
 export class CommitWriter {
   private readonly session: GitSession;
   private scratch: string | null = null;
@@ -113,7 +84,7 @@ export class CommitWriter {
       `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}` +
       `author ${author}\ncommitter ${committer}\n\n${message}`;
     return this.session.request(async (write, read) => {
-      this.scratch ??= makeScratch();
+      this.scratch ??= scratchDir('lanes-commit'); // (a killed process's is swept: process/scratch.ts)
       const file = join(this.scratch, `c${this.n++}`);
       writeFileSync(file, body);
       try {

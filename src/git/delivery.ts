@@ -1,11 +1,11 @@
-import { copyFileSync, existsSync, linkSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { personLine } from './commit-writer.js';
 import { git, gitLine } from './git.js';
 import type { RepoSessions } from './repo-sessions.js';
 import { indexHolds } from './lane-status.js';
 import { linkedGitDir } from './worktree-files.js';
+import { scratchDir } from '../process/scratch.js';
 
 // The delivery commit on a lane branch (DESIGN §6): one commit whose only parent is the lane
 // base, holding the lane's in-scope changes (commits the executor made are squashed into
@@ -74,7 +74,7 @@ export async function commitDelivery(
   // the lane's index by a link and a rename, with no copy of it made (docs/DECISIONS.md
   // "The tick never waits for a worktree").
   const gitDir = linkedGitDir(lanePath);
-  const scratch = gitDir === null ? mkdtempSync(join(tmpdir(), 'lanes-index-')) : null;
+  const scratch = gitDir === null ? scratchDir('lanes-index') : null;
   const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, 'lanes-delivery-index');
   const env = { GIT_INDEX_FILE: index };
   try {

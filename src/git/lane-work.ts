@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReworkOutcome } from '../core/rework-onto-head.js';
 import { commitInfo, identityEnv, mergeTrees, resolveCommit, updateRef } from './commits.js';
 import { git, gitLine } from './git.js';
+import { scratchDir } from '../process/scratch.js';
 
 // Work in a lane that is not a delivery yet (docs/DECISIONS.md, "No dead ends"):
 // - keepLaneWork: everything the lane holds (committed or not, untracked files too, ignored
@@ -13,7 +13,7 @@ import { git, gitLine } from './git.js';
 // Both build their trees in a private index; refs move by compare-and-swap only.
 
 async function withPrivateIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
-  const scratch = mkdtempSync(join(tmpdir(), 'lanes-index-'));
+  const scratch = scratchDir('lanes-index');
   try {
     return await fn({ GIT_INDEX_FILE: join(scratch, 'index') });
   } finally {
