@@ -1,7 +1,4 @@
-import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
-import type { TuiActions } from '../components/App.js';
 import { batchPorts } from '../src/cli/batch-ports.js';
 import { createBatch, preflight } from '../src/cli/confirm.js';
 import { parsePlanText } from '../src/core/plan.js';
@@ -17,53 +14,6 @@ import type { Figure } from './stats.js';
 // a key written to the TUI's stdin to the first frame that shows its effect (the selection
 // moved). The real Ink renderer (not debug mode, so its frame throttle counts) writes into
 // an in-memory terminal. Baseline: the same keys with no lane streaming.
-
-export class FakeStdout extends EventEmitter {
-  isTTY = true;
-  columns = 160;
-  rows = 48;
-  last = '';
-  write = (data: string) => {
-    // Ink writes control sequences (synchronized output, cursor) apart from the frame itself.
-    if (stripVTControlCharacters(data).trim() === '') return true;
-    this.last = data;
-    this.emit('frame', data);
-    return true;
-  };
-}
-
-export class FakeStdin extends EventEmitter {
-  isTTY = true;
-  private queue: string[] = [];
-  write(data: string) {
-    this.queue.push(data);
-    this.emit('readable');
-  }
-  read = () => this.queue.shift() ?? null;
-  setEncoding() {}
-  setRawMode() {}
-  ref() {}
-  unref() {}
-  resume() {}
-  pause() {}
-}
-
-export const NO_ACTIONS: TuiActions = {
-  confirm: () => {},
-  resume: () => {},
-  retry: () => {},
-  review: () => {},
-  togglePause: () => {},
-  drop: () => {},
-  cancel: () => {},
-  diff: async () => '',
-  qaLog: async () => '',
-  openShell: async () => {},
-  focusOutside: () => false,
-  resize: () => {},
-  runningInApp: () => 0,
-  quit: () => {},
-};
 
 async function measure(streaming: number, keys: number): Promise<number[]> {
   const dir = tempDir('lanes-bench-keys-');

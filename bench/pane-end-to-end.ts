@@ -11,7 +11,7 @@ import { withProductionReact } from '../src/tui/production-mode.js';
 import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { TuiStore } from '../src/tui/tui-store.js';
 import { catLaunch, independentPlan, makeRepo, tempDir, timeInTmux } from './fixtures.js';
-import { FakeStdin, NO_ACTIONS } from './keystroke-latency.js';
+import { FakeStdin, NO_ACTIONS } from './tui-keys.js';
 import { mixedText } from './pane-throughput.js';
 import { ratioFigure, timeIt } from './stats.js';
 import type { Figure } from './stats.js';

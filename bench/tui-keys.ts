@@ -1,11 +1,61 @@
+import { EventEmitter } from 'node:events';
 import { stripVTControlCharacters } from 'node:util';
+import type { TuiActions } from '../components/App.js';
 import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { withProductionReact } from '../src/tui/production-mode.js';
 import type { TuiStore } from '../src/tui/tui-store.js';
-import { FakeStdin, FakeStdout, NO_ACTIONS } from './keystroke-latency.js';
 
 // The real Ink app on an in-memory terminal, and keys timed from the write to stdin to the
 // first frame that shows the selection moved: what both keystroke figures measure.
+
+// An in-memory terminal for the real Ink app: frames out, keys in.
+
+export class FakeStdout extends EventEmitter {
+  isTTY = true;
+  columns = 160;
+  rows = 48;
+  last = '';
+  write = (data: string) => {
+    // Ink writes control sequences (synchronized output, cursor) apart from the frame itself.
+    if (stripVTControlCharacters(data).trim() === '') return true;
+    this.last = data;
+    this.emit('frame', data);
+    return true;
+  };
+}
+
+export class FakeStdin extends EventEmitter {
+  isTTY = true;
+  private queue: string[] = [];
+  write(data: string) {
+    this.queue.push(data);
+    this.emit('readable');
+  }
+  read = () => this.queue.shift() ?? null;
+  setEncoding() {}
+  setRawMode() {}
+  ref() {}
+  unref() {}
+  resume() {}
+  pause() {}
+}
+
+export const NO_ACTIONS: TuiActions = {
+  confirm: () => {},
+  resume: () => {},
+  retry: () => {},
+  review: () => {},
+  togglePause: () => {},
+  drop: () => {},
+  cancel: () => {},
+  diff: async () => '',
+  qaLog: async () => '',
+  openShell: async () => {},
+  focusOutside: () => false,
+  resize: () => {},
+  runningInApp: () => 0,
+  quit: () => {},
+};
 
 export interface DrivenTui {
   stdout: FakeStdout;

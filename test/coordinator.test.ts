@@ -348,7 +348,13 @@ describe('lanes start: parallel lanes', () => {
       const ahead = entries.filter((e) => e.event === 'lane-made-ahead').map((e) => e.task!);
       expect(ahead.length).toBeGreaterThan(0);
       expect(new Set(ahead).size).toBe(ahead.length);
-      for (const task of ahead) expect(count(entries, 'lane-provisioned', task), task).toBeGreaterThan(0);
+      const at = (event: string, task: string) =>
+        entries.findIndex((e) => e.event === event && e.task === task);
+      for (const task of ahead) {
+        // made before its turn, offered at it
+        expect(at('lane-made-ahead', task), task).toBeLessThan(at('lane-requested', task));
+        expect(at('lane-requested', task), task).toBeLessThan(at('lane-provisioned', task));
+      }
       expect(count(entries, 'lane-discarded')).toBe(0);
     }
     expect(await laneBranches(repo)).toEqual([]);
@@ -475,10 +481,11 @@ describe('suspect dispatch', () => {
     const handed = new Set(entries.filter((e) => e.event === 'lane-provisioned').map((e) => e.task));
     const unused = entries.filter((e) => e.event === 'lane-made-ahead' && !handed.has(e.task));
     expect(unused.length).toBeGreaterThan(0);
+    const branchesLeft = await laneBranches(repo);
     for (const e of unused) {
       expect(count(entries, 'lane-discarded', e.task), e.task).toBe(1);
       expect(existsSync(e.path as string), e.path as string).toBe(false);
-      expect(await laneBranches(repo)).not.toContain(`lane/idle/${e.task}`);
+      expect(branchesLeft).not.toContain(`lane/idle/${e.task}`);
     }
   }, 120_000);
 });
