@@ -35,12 +35,12 @@ export class StewardJobs {
   private failures: Failure[] = [];
   /** Lanes made ahead (DESIGN §7), by child: what each job made, kept until its handoff. */
   private readonly ahead = new Map<string, Made>();
-  /** Children whose lane a job is making (ahead, or for their handoff). */
-  private readonly making = new Set<string>();
-  /** Children whose provision handoff came: their making job hands the lane over. */
-  private readonly wanted = new Set<string>();
-  /** Children being made ahead that the last report no longer counts among the next. */
-  private readonly unneeded = new Set<string>();
+  /**
+   * Children whose lane a job is making, and what becomes of it once made: `hand` (its
+   * provision handoff came: offered), `ahead` (kept for its handoff), `discard` (the last
+   * report no longer counts it among the next: removed again).
+   */
+  private readonly making = new Map<string, 'hand' | 'ahead' | 'discard'>();
   private failure: unknown = null;
   private readonly jobs: LaneJobs;
 
@@ -101,7 +101,7 @@ export class StewardJobs {
     const task = h.task_id;
     // A report from a tick that began before this child's offer or failure was left: the
     // next tick decides that one first.
-    if (this.pending(task) || this.wanted.has(task)) return;
+    if (this.pending(task) || this.making.get(task) === 'hand') return;
     const made = this.ahead.get(task);
     if (made) {
       this.ahead.delete(task);
@@ -110,10 +110,9 @@ export class StewardJobs {
     }
     // A lane being made ahead is handed over by its job when done; any other provisioning
     // job out for the child (a move to the head) offers the lane itself.
-    this.wanted.add(task);
-    if (this.making.has(task) || this.queueMake(task, h.lane_branch))
-      this.deps.store.journal('lane-requested', { task });
-    else this.wanted.delete(task);
+    if (this.making.has(task)) this.making.set(task, 'hand');
+    else if (!this.queueMake(task, h.lane_branch, 'hand')) return;
+    this.deps.store.journal('lane-requested', { task });
   }
 
   /**
@@ -129,18 +128,19 @@ export class StewardJobs {
       this.ahead.delete(task);
       if (made.kind === 'offer') this.discard(task, made.branch);
     }
-    // One still being made goes once it is made, unless it is wanted again by then.
-    this.unneeded.clear();
-    for (const task of this.making) if (!keep.has(task) && !this.wanted.has(task)) this.unneeded.add(task);
+    for (const [task, then] of this.making)
+      if (then !== 'hand') this.making.set(task, keep.has(task) ? 'ahead' : 'discard');
     for (const n of next) {
       if (this.ahead.has(n.task_id) || this.pending(n.task_id) || this.making.has(n.task_id)) continue;
-      this.queueMake(n.task_id, n.lane_branch);
+      this.queueMake(n.task_id, n.lane_branch, 'ahead');
     }
   }
 
   /** Makes the child's lane (at the head as the record has it when the job runs); false when a job for it is out. */
-  private queueMake(task: string, laneBranch: string): boolean {
+  private queueMake(task: string, laneBranch: string, then: 'hand' | 'ahead'): boolean {
     const queued = this.jobs.push(`provision:${task}`, async () => {
+      let made: Made;
+      let fate: 'hand' | 'ahead' | 'discard' = then;
       try {
         const result = await this.deps.steward.provision({
           action: 'provision',
@@ -148,21 +148,20 @@ export class StewardJobs {
           lane_branch: laneBranch,
           base_head: this.head(),
         });
-        const made: Made =
+        made =
           result.kind === 'offer'
             ? { kind: 'offer', path: result.path, branch: laneBranch }
             : { kind: 'failed', reason: result.reason };
-        if (this.wanted.delete(task)) return this.hand(task, made);
-        if (made.kind === 'offer') this.deps.store.journal('lane-made-ahead', { task, path: made.path });
-        if (!this.unneeded.delete(task)) this.ahead.set(task, made);
-        else if (made.kind === 'offer') this.discard(task, made.branch);
       } finally {
+        fate = this.making.get(task) ?? then;
         this.making.delete(task);
-        this.wanted.delete(task);
-        this.unneeded.delete(task);
       }
+      if (fate === 'hand') return this.hand(task, made);
+      if (made.kind === 'offer') this.deps.store.journal('lane-made-ahead', { task, path: made.path });
+      if (fate === 'ahead') this.ahead.set(task, made);
+      else if (made.kind === 'offer') this.discard(task, made.branch);
     });
-    if (queued) this.making.add(task);
+    if (queued) this.making.set(task, then);
     return queued;
   }
 
