@@ -215,14 +215,12 @@ describe('durability follows git (store/durability.ts)', () => {
   });
 
   it('flushes state files only in a repository whose git flushes its references', async () => {
-    const plain = await makeRepo();
-    await findRepo(plain);
-    expect(stateFlush()).toBe(false);
-    const flushing = await makeRepo();
-    await git(flushing, 'config', 'core.fsync', 'committed');
-    await findRepo(flushing);
-    expect(stateFlush()).toBe(true);
-    await findRepo(plain);
-    expect(stateFlush()).toBe(false);
+    const plain = (await findRepo(await makeRepo())).stateDir;
+    expect(stateFlush(plain)).toBe(false);
+    const flushingRepo = await makeRepo();
+    await git(flushingRepo, 'config', 'core.fsync', 'committed');
+    const flushing = (await findRepo(flushingRepo)).stateDir;
+    expect(stateFlush(flushing)).toBe(true);
+    expect(stateFlush(plain)).toBe(false);
   });
 });

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { dirname } from 'node:path';
+
 // How durable lanes' state files are: as durable as the repository's own references. git
 // (by default) flushes neither its loose objects nor its refs, so after a power loss the
 // commits and branches a record names may be gone whether or not the record was flushed;
@@ -24,13 +27,30 @@ export function fsyncsReferences(coreFsync: string | null): boolean {
   return refs;
 }
 
-let flushStateFiles = true;
+const flushByStateDir = new Map<string, boolean>();
 
-/** Set once the repository is known (store/state-dir.ts findRepo); true until then. */
-export function setStateFlush(flush: boolean): void {
-  flushStateFiles = flush;
+/**
+ * Whether writes under `stateDir` (`<git common dir>/lanes`) are flushed: read from the
+ * repository's config on the first write that asks, once a process (commands that only
+ * read pay nothing).
+ */
+export function stateFlush(stateDir: string): boolean {
+  let flush = flushByStateDir.get(stateDir);
+  if (flush === undefined) {
+    flush = fsyncsReferences(coreFsyncOf(dirname(stateDir)));
+    flushByStateDir.set(stateDir, flush);
+  }
+  return flush;
 }
 
-export function stateFlush(): boolean {
-  return flushStateFiles;
+function coreFsyncOf(gitDir: string): string | null {
+  try {
+    const out = execFileSync('git', ['--git-dir', gitDir, 'config', '--get', 'core.fsync'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return out.trim();
+  } catch {
+    return null; // (exit 1: not set)
+  }
 }

@@ -84,7 +84,7 @@ export function writeStateFileAtomic(
   text: string,
   options: { durable?: boolean } = {},
 ): void {
-  const durable = (options.durable ?? true) && stateFlush();
+  const durable = (options.durable ?? true) && stateFlush(stateDir);
   ensureStateDir(stateDir, dirname(path));
   assertNoSymlink(stateDir, path);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

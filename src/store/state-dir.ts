@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { badInput } from '../core/errors.js';
-import { git, gitLine, GitError } from '../git/git.js';
-import { fsyncsReferences, setStateFlush } from './durability.js';
+import { gitLine, GitError } from '../git/git.js';
 
 // Where a repository's lanes state lives: <git-common-dir>/lanes (DESIGN §2.3), shared by
 // every worktree of the repository and never inside a work tree.
@@ -27,9 +26,6 @@ export async function findRepo(cwd: string): Promise<RepoPaths> {
     ]);
     const [root, commonDir] = out.split('\n');
     if (!root || !commonDir) throw badInput('not_a_repository', `${cwd} is not inside a git work tree`);
-    // State files are as durable as the repository's references (store/durability.ts).
-    const fsync = await git(root, ['config', '--get', 'core.fsync'], { okCodes: [1] });
-    setStateFlush(fsyncsReferences(fsync.exitCode === 0 ? fsync.stdout.trim() : null));
     return { root, commonDir, stateDir: join(commonDir, 'lanes') };
   } catch (error) {
     if (error instanceof GitError)
