@@ -46,7 +46,17 @@ export async function preflight(
   /** Whether executors will start (not with `--no-run`): then their programs must exist. */
   options: { checkPrograms?: boolean } = {},
 ): Promise<Preflight> {
-  await checkGitVersion(repo.root);
+  const branch = batchBranch(plan.batch);
+  // The git reads side by side (the version is checked first, before any answer is used).
+  const reads = [
+    checkGitVersion(repo.root),
+    resolveCommit(repo.root, plan.base),
+    resolveCommit(repo.root, `refs/heads/${branch}`),
+    listWorktrees(repo.root),
+  ] as const;
+  for (const read of reads) read.catch(() => {}); // (each is awaited below, in turn)
+  await reads[0];
+  const [baseHead, tip] = await Promise.all([reads[1], reads[2]]);
   const config = loadConfig(repo.root);
   const settings = resolveSettings(plan, config, overrides, readLaneDirectives(repo.root));
   if (options.checkPrograms) checkExecutorPrograms(plan, settings.preferences, config, repo.root);
@@ -57,11 +67,8 @@ export async function preflight(
       `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`,
       2,
     );
-  const baseHead = await resolveCommit(repo.root, plan.base);
   if (!baseHead)
     throw badInput('preflight_failed', `base "${plan.base}" does not name a commit in ${repo.root}`);
-  const branch = batchBranch(plan.batch);
-  const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
   // A branch at the base with no record is what a start interrupted after creating it leaves.
   if (tip !== null && tip !== baseHead)
     throw new LanesError(
@@ -69,7 +76,7 @@ export async function preflight(
       `branch ${branch} already exists (at ${tip.slice(0, 12)}); pick another batch id`,
       2,
     );
-  const checkedOut = (await listWorktrees(repo.root)).filter((w) => w.branch === branch);
+  const checkedOut = (await reads[3]).filter((w) => w.branch === branch);
   if (checkedOut.length)
     throw new LanesError(
       'batch_branch_checked_out',

@@ -61,6 +61,14 @@ function packageVersion(): string {
   return 'unknown';
 }
 
+/**
+ * A command that runs a batch starts the process helper (src/git/git-helper.ts) first: its
+ * node start-up then overlaps the command's own module loading and plan reading.
+ */
+function warmHelper(): void {
+  void import('../git/git-helper.js').then((m) => m.processHelper()?.warm());
+}
+
 /** Where relative paths start: INIT_CWD when run through `npm run lanes`, else the cwd. */
 function startDir(): string {
   if (process.env.npm_lifecycle_event === 'lanes' && process.env.INIT_CWD) return process.env.INIT_CWD;
@@ -103,8 +111,10 @@ export async function run(
     case 'tick':
       return (await import('./commands/tick.js')).tickCommand(context, rest);
     case 'start':
+      warmHelper();
       return (await import('./commands/start.js')).startCommand(context, rest);
     case 'resume':
+      warmHelper();
       return (await import('./commands/resume.js')).resumeCommand(context, rest);
     case 'log':
       return (await import('./commands/log.js')).logCommand(context, rest);

@@ -95,6 +95,7 @@ export class Coordinator {
       provisioned: (task, path) => this.emit({ kind: 'provisioned', task, path }),
       released: (task) => this.emit({ kind: 'released', task }),
       notice: (text) => this.emit({ kind: 'notice', text }),
+      offerFacts: (path) => options.ports.git.offerFacts(path),
     });
     const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
@@ -193,6 +194,7 @@ export class Coordinator {
           await this.runner.exitsEnded();
         }
         const lanes = await this.jobs.take();
+        this.runner.throwFailure(); // (an executor that could not be started, beside the loop)
         // A tick that admits lanes integrates nothing, so the head they were brought to
         // stays the head: the exits wait for the next tick without offers (at most
         // max_parallel lanes are offered before one is taken: the wait is short).
@@ -210,7 +212,12 @@ export class Coordinator {
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;
-        const report = await tick(this.options.ports, input).finally(() => this.runner.tickDone());
+        const jobs = this.jobs;
+        const ports = {
+          ...this.options.ports,
+          headMoved: (head: string, integrated: number) => jobs.headMoved(head, integrated),
+        };
+        const report = await tick(ports, input).finally(() => this.runner.tickDone());
         await this.waysOut.afterTick(waysOut.files, report.children);
         if (input.approval) {
           this.plan = this.options.ports.store.readPlan();

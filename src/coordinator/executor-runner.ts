@@ -7,7 +7,7 @@ import { judgeExecutorEnd } from '../core/dispatch-health.js';
 import { nextExecutorStep } from '../core/executor-step.js';
 import { abandonAttempt } from '../core/kernel.js';
 import type { Attempt, KernelRecord } from '../core/kernel.js';
-import type { Plan } from '../core/plan.js';
+import type { Plan, PlanChild } from '../core/plan.js';
 import type { Clock, CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
 import type { ExitNotice } from '../core/tick.js';
@@ -39,9 +39,12 @@ export interface RunnerEvents {
 }
 
 export interface Live {
+  /** Null while `launching`, and for an executor from before a restart (watched by pid). */
   session: LaneSession | null;
   runId: string;
   startedAt: number;
+  /** Set while the executor is being started (ensure): resolves once `session` is set, or it failed. */
+  launching?: Promise<void>;
   /** lanes is closing the session (its work is integrated): its end is no executor exit. */
   closing?: boolean;
 }
@@ -156,15 +159,49 @@ export class ExecutorRunner {
       step = nextExecutorStep(facts());
     }
     if (step.kind !== 'start' || !child || !kernel) return false;
+    // Started beside the loop: the loop ticks on while the host opens it (the process
+    // helper forks it, a Herdr tab opens), and the child counts as live from now on, so
+    // no handoff starts it twice. A stop or a kill waits for the start (stop, killAll).
+    const live: Live = { session: null, runId: h.run_id, startedAt: this.options.clock.now().getTime() };
+    live.launching = this.launch(h, child, kernel, live).catch((error: unknown) => {
+      if (this.live.get(h.task_id) === live) this.live.delete(h.task_id);
+      this.failure ??= error;
+      this.events.wake();
+    });
+    this.live.set(h.task_id, live);
+    return false;
+  }
+
+  private async launch(
+    h: ExecutorHandoff,
+    child: PlanChild,
+    kernel: KernelRecord,
+    live: Live,
+  ): Promise<void> {
     const { name, profile } = this.profileOf(h.task_id);
     const agent = agentOf(profile);
     const { batchId, store, host, turns, hookArgv, options } = this;
     const ctx = { batchId, store, host, turns, hookArgv, clock: options.clock };
     const { session, attempt, launch } = await launchAttempt(ctx, h, child, kernel, { name, profile, agent });
-    this.track(h, session, launch.statusPath);
+    delete live.launching;
+    this.track(h, session, launch.statusPath, live);
     if (launch.sessionId === null) learnSessionId(session, agent, store, h.task_id, attempt, options.clock);
     this.events.launched(h.task_id, attempt, session);
-    return false;
+  }
+
+  /** A start that failed beside the loop (ensure): thrown in the loop, as when it was awaited there. */
+  private failure: unknown = null;
+
+  throwFailure(): void {
+    if (this.failure === null) return;
+    const error = this.failure;
+    this.failure = null;
+    throw error;
+  }
+
+  /** Resolves once no executor is being started. */
+  async launched(): Promise<void> {
+    await Promise.all([...this.live.values()].map((l) => l.launching));
   }
 
   /** An attempt started before lanes restarted: ended (status file), still running (pid or tab), or lost. */
@@ -195,8 +232,13 @@ export class ExecutorRunner {
     return 'lost';
   }
 
-  private track(h: ExecutorHandoff, session: LaneSession, statusPath: string | null): void {
-    const live: Live = { session, runId: h.run_id, startedAt: this.options.clock.now().getTime() };
+  private track(
+    h: ExecutorHandoff,
+    session: LaneSession,
+    statusPath: string | null,
+    live: Live = { session, runId: h.run_id, startedAt: this.options.clock.now().getTime() },
+  ): void {
+    live.session = session;
     this.live.set(h.task_id, live);
     this.watchLane(h, session);
     void session.exited.then(async (exit) => {
@@ -320,6 +362,7 @@ export class ExecutorRunner {
 
   /** Stops a lane's executor (drop, cancel) and waits until it has exited. */
   async stop(task: string): Promise<void> {
+    await this.live.get(task)?.launching;
     const live = this.live.get(task);
     if (live) this.stopping.add(task);
     if (live?.session) return stopSession(live.session);
@@ -347,11 +390,15 @@ export class ExecutorRunner {
   }
 
   async dispose(): Promise<void> {
+    await this.launched();
     await this.exitsEnded();
     await this.turns.close();
   }
 
   killAll(): void {
-    for (const live of this.live.values()) live.session?.kill();
+    for (const live of this.live.values()) {
+      if (live.launching) void live.launching.then(() => live.session?.kill());
+      else live.session?.kill();
+    }
   }
 }

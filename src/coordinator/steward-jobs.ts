@@ -1,4 +1,4 @@
-import type { CoordinatorStorePort } from '../core/ports.js';
+import type { CoordinatorStorePort, OfferFacts } from '../core/ports.js';
 import { expectedHead } from '../core/lineage.js';
 import type { Handoff } from '../core/report.js';
 import type { Host } from '../hosts/host.js';
@@ -10,7 +10,8 @@ import type { Steward } from './steward.js';
 // loop. A child has at most one provisioning job out (`provision:<child>`: a new lane, or
 // a refused lane moved to the head) and one release job (`release:<child>`).
 
-export type Offer = { task_id: string; path: string };
+/** A lane for the next tick, with what git said of it when its job made or moved it. */
+export type Offer = { task_id: string; path: string; facts?: OfferFacts };
 export type Failure = { task_id: string; reason: string };
 
 type ProvisionHandoff = Extract<Handoff, { action: 'provision' }>;
@@ -26,9 +27,12 @@ export interface StewardJobsDeps {
   provisioned: (task: string, path: string) => void;
   released: (task: string) => void;
   notice: (text: string) => void;
+  /** The admission's facts about a lane (GitPort.offerFacts), read by the job that made it. */
+  offerFacts: (path: string) => Promise<OfferFacts>;
 }
 
-type Made = { kind: 'offer'; path: string; branch: string } | { kind: 'failed'; reason: string };
+type Made =
+  { kind: 'offer'; path: string; branch: string; facts: OfferFacts } | { kind: 'failed'; reason: string };
 
 export class StewardJobs {
   private offers: Offer[] = [];
@@ -76,19 +80,45 @@ export class StewardJobs {
     }
     const offers = this.offers.splice(0);
     const setupFailures = this.failures.splice(0);
-    if (offers.length > 0) {
-      const head = this.head();
-      await Promise.all(offers.map((offer) => this.bringToHead(offer, head)));
-    }
+    if (offers.length > 0) await this.bringToHead(this.head(), offers);
     return { offers, setupFailures };
   }
 
-  /** (Each lane moves only itself: its own HEAD and branch, beside the other jobs.) */
-  private async bringToHead(offer: Offer, head: string): Promise<void> {
-    const { task_id: task, path } = offer;
-    // A lane that cannot move is offered as it is: the tick refuses it and says why.
-    if ((await this.deps.steward.bringToBase(path, head)) === 'moved')
-      this.deps.store.journal('lane-provisioned', { task, path, moved_to: head });
+  /**
+   * Each lane moves only itself (its own HEAD and branch), after any move of it already
+   * under way (headMoved), which most often left it at the head already.
+   */
+  private async bringToHead(head: string, offers: readonly Offer[]): Promise<void> {
+    await Promise.all(
+      offers.map(async (offer) => {
+        const { task_id: task, path } = offer;
+        await this.jobs.doneWith(task);
+        // A lane that cannot move is offered as it is: the tick refuses it and says why.
+        const brought = await this.deps.steward.bringToBase(path, head);
+        if (brought === 'moved') this.deps.store.journal('lane-provisioned', { task, path, moved_to: head });
+        // (a clean lane moved by `reset --keep` is still clean: only its HEAD is new)
+        if (brought !== 'refused' && offer.facts) offer.facts = { ...offer.facts, head };
+        else if (offer.facts) delete offer.facts; // (read again by the admission)
+      }),
+    );
+  }
+
+  /**
+   * The tick under way has integrated (`integrated` children, the batch branch now at
+   * `head`): the lanes offered and not yet taken, and the lanes made ahead for the slots
+   * those children free (the first ones), are brought to the new head beside the tick, so
+   * that the next tick finds them there instead of moving them first (take).
+   */
+  headMoved(head: string, integrated: number): void {
+    const made = [...this.ahead].flatMap(([task, m]) =>
+      m.kind === 'offer' ? [[task, m.path] as const] : [],
+    );
+    const offered = this.offers.map((o) => [o.task_id, o.path] as const);
+    for (const [task, path] of [...offered, ...made.slice(0, integrated)])
+      this.jobs.push(`move:${task}`, async () => {
+        if ((await this.deps.steward.bringToBase(path, head)) === 'moved')
+          this.deps.store.journal('lane-moved', { task, path, moved_to: head });
+      });
   }
 
   /** A failure the loop itself found (a refused lane that cannot be moved): to the next tick. */
@@ -150,7 +180,12 @@ export class StewardJobs {
         });
         made =
           result.kind === 'offer'
-            ? { kind: 'offer', path: result.path, branch: laneBranch }
+            ? {
+                kind: 'offer',
+                path: result.path,
+                branch: laneBranch,
+                facts: await this.deps.offerFacts(result.path),
+              }
             : { kind: 'failed', reason: result.reason };
       } finally {
         fate = this.making.get(task) ?? then;
@@ -168,7 +203,7 @@ export class StewardJobs {
   /** A made lane (or its failure) to the next tick. */
   private hand(task: string, made: Made): void {
     if (made.kind === 'offer') {
-      this.offers.push({ task_id: task, path: made.path });
+      this.offers.push({ task_id: task, path: made.path, facts: made.facts });
       this.deps.store.journal('lane-provisioned', { task, path: made.path });
       this.deps.provisioned(task, made.path);
     } else this.failures.push({ task_id: task, reason: made.reason });
@@ -190,7 +225,7 @@ export class StewardJobs {
     this.jobs.push(`provision:${taskId}`, async () => {
       const head = this.head();
       if (await this.deps.steward.moveToBase(path, head)) {
-        this.offers.push({ task_id: taskId, path });
+        this.offers.push({ task_id: taskId, path, facts: await this.deps.offerFacts(path) });
         this.deps.store.journal('lane-provisioned', { task: taskId, path, moved_to: head });
       } else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
       this.deps.wake();

@@ -24,6 +24,11 @@ export type AdmissionReason =
 export interface LaneOffer {
   task_id: string;
   path: string;
+  /**
+   * What git said of the path a moment ago, when the steward's job made it (or moved it to
+   * the head): not read again. Absent for a lane offered from elsewhere: read here.
+   */
+  facts?: OfferFacts;
 }
 
 /** The first reason that applies, or null to admit. Pure. */
@@ -51,7 +56,7 @@ export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]
   const refusals: LaneRefusal[] = [];
   // The facts are read side by side (each read looks only at its own path); the decisions
   // are then made one offer at a time, in order, against the record as it moves.
-  const allFacts = await Promise.all(offers.map((offer) => ctx.ports.git.offerFacts(offer.path)));
+  const allFacts = await Promise.all(offers.map((o) => o.facts ?? ctx.ports.git.offerFacts(o.path)));
   for (const [i, offer] of offers.entries()) {
     const facts = allFacts[i]!;
     const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot);

@@ -49,6 +49,11 @@ export async function qaInLane(
   kernel: KernelRecord,
 ): Promise<{ kernel: KernelRecord; changed: readonly string[] }> {
   const changed = await ports.git.changedPaths(lane.path, lane.baseHead);
+  // The delivery's tree is built while the checks run (deliverLane takes it if they passed
+  // and left its files as they were).
+  const inScope = scopeMatcher(planned.scope);
+  const delivered = changed.filter((p) => inScope(p));
+  if (delivered.length > 0) void ports.git.stageDelivery?.(lane.path, lane.baseHead, delivered);
   const qaRun = kernel.qa_runs.length + 1;
   const checks = await ports.qa.runChecks(lane.path, planned.acceptance, (check) =>
     ports.store.qaLogPath(lane.taskId, qaRun, check.id),

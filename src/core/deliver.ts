@@ -75,12 +75,17 @@ export async function integrateCommitted(ctx: TickContext): Promise<void> {
   const committed = new Set(
     ctx.record.children.filter((c) => c.state === 'lane_committed').map((c) => c.task_id),
   );
+  const before = expectedHead(ctx.record);
+  let integrated = 0;
   for (const planned of ctx.plan.children) {
     if (!committed.has(planned.id)) continue;
     const child = ctx.child(planned.id);
     if (child.state !== 'lane_committed') continue;
-    if (!(await integrateOne(ctx, child))) return; // the branch moved under us: next tick
+    if (!(await integrateOne(ctx, child))) break; // the branch moved under us: next tick
+    if (ctx.child(planned.id).state === 'integrated') integrated++;
   }
+  const head = expectedHead(ctx.record);
+  if (head !== before) ctx.ports.headMoved?.(head, integrated);
 }
 
 async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boolean> {
@@ -97,8 +102,9 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
   const candidate = await git.integrationCommit(merged.tree, head, laneCommit, laneCommitTrailer(laneCommit));
   const reverify =
     ctx.ports.integrationChecks === 'all' ||
-    !(await git.sameChange(lane.base_head, laneCommit, head, merged.tree));
+    !(merged.laneChangeOnly || (await git.sameChange(lane.base_head, laneCommit, head, merged.tree)));
   if (reverify) {
+    ctx.persist(); // (the checks can take minutes: what is integrated so far is on disk meanwhile)
     const failing = await verifyCandidate(ctx, child, candidate, head);
     if (failing.length > 0) {
       const logs = ctx.ports.store.integrationLogPath(child.task_id, candidate, '*');

@@ -144,9 +144,22 @@ export interface GitPort {
     goal: string,
     ids: DeliveryIds,
   ): Promise<string>;
+  /**
+   * Starts building the delivery of `paths` while QA runs: commitDelivery takes it when
+   * none of those files changed meanwhile, else builds it again. Nothing is committed.
+   */
+  stageDelivery?(lanePath: string, base: string, paths: readonly string[]): Promise<void>;
   /** Brings the lane's index to its delivery commit's tree (the files untouched). */
   syncLaneIndex(lanePath: string, commit: string): Promise<void>;
-  mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }>;
+  /**
+   * The three-way merge of the lane commit into `head` (its lane base the merge base).
+   * `laneChangeOnly`: the result is known to change head exactly as the lane commit changes
+   * its base (sameChange would say so), without asking.
+   */
+  mergeTree(
+    head: string,
+    laneCommit: string,
+  ): Promise<{ tree: string; laneChangeOnly?: boolean } | { conflicts: string[] }>;
   /** True when head→tree changes exactly what base→laneCommit changes. */
   sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean>;
   /** A commit on `parent` with the lane commit's author and message plus the given trailer lines. */
@@ -216,4 +229,10 @@ export interface TickPorts {
   final?: FinalPort;
   /** Called at named points after a git mutation and before the write that records it. */
   crashPoint(name: string, detail?: string): void;
+  /**
+   * The tick's integrations have moved the batch branch to `head` (`integrated` children, so
+   * as many slots free): lanes waiting to be admitted can be brought to it while the tick
+   * goes on (the coordinator's lane jobs, DESIGN §7).
+   */
+  headMoved?(head: string, integrated: number): void;
 }

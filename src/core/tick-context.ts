@@ -3,10 +3,15 @@ import type { TickPorts } from './ports.js';
 import type { BatchRecord, ChildRecord } from './record.js';
 import { park } from './transitions.js';
 
-// What every step of a tick shares: the ports, the record as last persisted, the plan,
-// and the helpers that persist a change before the next step looks at it.
+// What every step of a tick shares: the ports, the record as it stands, the plan, and the
+// helpers that persist it. Every step persists before the next (SPEC §4). The steps that
+// move lanes along (WRITTEN_AT_END) write the record once, when the next step begins,
+// instead of once a child: a step that integrates three lanes writes it once, and a crash
+// before that write leaves the integrations to the next tick's adopt step, as a crash
+// after one of them always did. Journal lines of a change wait for its write, so the
+// journal never runs ahead of the record.
 
-/** The tick step in progress: names the crash point after each persist (`tick-persist:<step>`). */
+/** The tick step in progress: names the crash point after its persist (`tick-persist:<step>`). */
 export type TickStep =
   | 'start'
   | 'cancel'
@@ -23,8 +28,25 @@ export type TickStep =
   | 'final'
   | 'report';
 
+/**
+ * Steps each of whose changes is found again or repeated after a crash (adopted
+ * integrations, delivery commits found by their trailers, kernels re-read, lanes offered
+ * again): written at their end. The others (a resume, the final verification) write each change.
+ */
+const WRITTEN_AT_END: ReadonlySet<TickStep> = new Set([
+  'adopt',
+  'release',
+  'observe',
+  'commit',
+  'integrate',
+  'admit',
+]);
+
 export class TickContext {
-  step: TickStep = 'start';
+  private current: TickStep = 'start';
+  /** The record has changes not written yet, and `held` the journal lines that wait for them. */
+  private unsaved = false;
+  private readonly held: [string, Record<string, unknown>][] = [];
   /**
    * The paths each lane changed, as read by QA in this tick: the delivery commit of the same
    * tick takes them from here instead of asking git again (a lane whose executor exited is
@@ -46,16 +68,36 @@ export class TickContext {
     return this.ports.clock.now().toISOString();
   }
 
-  /** Persists the record (stamped) before anything else happens. */
+  get step(): TickStep {
+    return this.current;
+  }
+
+  /** Begins `step`, once what the step before changed is on disk. */
+  enter(step: TickStep): void {
+    this.persist();
+    this.current = step;
+  }
+
+  /** The record (stamped) as it is now: written at once, or when the step ends (WRITTEN_AT_END). */
   save(next: BatchRecord): void {
-    const stamped = { ...next, updated_at: this.now() };
-    this.ports.store.writeRecord(stamped);
-    this.record = stamped;
-    this.ports.crashPoint(`tick-persist:${this.step}`);
+    this.record = { ...next, updated_at: this.now() };
+    this.unsaved = true;
+    if (!WRITTEN_AT_END.has(this.current)) this.persist();
+  }
+
+  /** Writes the record if it has changes, then the journal lines that waited for them. */
+  persist(): void {
+    if (this.unsaved) {
+      this.ports.store.writeRecord(this.record);
+      this.unsaved = false;
+      this.ports.crashPoint(`tick-persist:${this.step}`);
+    }
+    for (const [event, fields] of this.held.splice(0)) this.ports.store.journal(event, fields);
   }
 
   journal(event: string, fields: Record<string, unknown> = {}): void {
-    this.ports.store.journal(event, fields);
+    if (this.unsaved) this.held.push([event, fields]);
+    else this.ports.store.journal(event, fields);
   }
 
   child(taskId: string): ChildRecord {

@@ -69,6 +69,16 @@ export interface TickInput {
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
   ports.git.refresh?.();
   const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
+  try {
+    return await runTick(ctx, input);
+  } catch (error) {
+    ctx.persist(); // what the failing step did before it failed stays, as each change always did
+    throw error;
+  }
+}
+
+async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
+  const ports = ctx.ports;
   ctx.releasing = new Set(input.releasing ?? []);
   ctx.ending = new Set(input.ending ?? []);
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
@@ -80,61 +90,61 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
     );
 
   if (isTerminal(ctx.record.batch_state)) {
-    ctx.step = 'release';
+    ctx.enter('release');
     if (ctx.record.batch_state === 'completed' || ctx.record.batch_state === 'cancelled')
       await recordReleases(ctx);
-    ctx.step = 'report';
+    ctx.enter('report');
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   }
   if (input.cancel) {
-    ctx.step = 'cancel';
+    ctx.enter('cancel');
     applyCancel(ctx, input.cancel.reason);
-    ctx.step = 'report';
+    ctx.enter('report');
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   }
-  ctx.step = 'drop';
+  ctx.enter('drop');
   applyDrops(ctx, input.drops ?? []);
-  ctx.step = 'approve';
+  ctx.enter('approve');
   if (input.approval) await applyApproval(ctx, input.approval);
   if (ctx.record.batch_state === 'needs_human' || ctx.record.batch_state === 'budget_stopped') {
-    ctx.step = 'release';
+    ctx.enter('release');
     await recordReleases(ctx); // the steward still releases integrated lanes meanwhile
-    ctx.step = 'report';
+    ctx.enter('report');
     return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
   }
-  ctx.step = 'start';
+  ctx.enter('start');
   if (ctx.record.batch_state === 'prepared') {
     ctx.save(setBatchState(ctx.record, 'running'));
   }
-  ctx.step = 'notices';
+  ctx.enter('notices');
   recordNotices(ctx, input);
 
-  ctx.step = 'adopt';
+  ctx.enter('adopt');
   await adoptIntegrations(ctx); // 1
-  ctx.step = 'release';
+  ctx.enter('release');
   await recordReleases(ctx); // 2
-  ctx.step = 'lineage';
+  ctx.enter('lineage');
   const lineage = await classifyLineage(ports.git, ctx.record); // 3
   if (lineage.kind === 'broken') {
     failBatch(ctx, lineage.reason);
-    ctx.step = 'report';
+    ctx.enter('report');
     return finish(ctx, await settleAndReport(ctx, { refusals: [], reason: lineage.reason }));
   }
   if (lineage.kind === 'fast_forward') {
     ctx.save(adoptHead(ctx.record, lineage.from, lineage.head));
     ctx.journal('head-adopted', { from: lineage.from, to: lineage.head });
   }
-  ctx.step = 'observe';
+  ctx.enter('observe');
   await observeLanes(ctx); // 4
-  ctx.step = 'commit';
+  ctx.enter('commit');
   await commitSettled(ctx); // 5
-  ctx.step = 'integrate';
+  ctx.enter('integrate');
   await integrateCommitted(ctx);
-  ctx.step = 'admit';
+  ctx.enter('admit');
   const refusals = await admitOffers(ctx, input.offers ?? []); // 6
-  ctx.step = 'final';
+  ctx.enter('final');
   await verifyBatch(ctx); // every child integrated: the whole batch's checks
-  ctx.step = 'report';
+  ctx.enter('report');
   return finish(ctx, await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false })); // 7
 }
 
@@ -145,6 +155,7 @@ export async function currentReport(ports: TickPorts): Promise<Report> {
 }
 
 function finish(ctx: TickContext, report: Report): Report {
+  ctx.persist();
   try {
     ctx.ports.store.writeReport(report);
   } catch (error) {

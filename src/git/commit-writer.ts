@@ -62,7 +62,11 @@ export class CommitWriter {
   private scratch: string | null = null;
   private n = 0;
 
-  constructor(cwd: string) {
+  /** `written`: told of each commit written, with its text (the object reader keeps it). */
+  constructor(
+    cwd: string,
+    private readonly written: (sha: string, text: string) => void = () => {},
+  ) {
     this.session = new GitSession(cwd, ['hash-object', '-w', '-t', 'commit', '--stdin-paths']);
   }
 
@@ -83,19 +87,17 @@ export class CommitWriter {
     const body =
       `tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join('')}` +
       `author ${author}\ncommitter ${committer}\n\n${message}`;
-    return this.session.request(async (write, read) => {
-      this.scratch ??= scratchDir('lanes-commit'); // (a killed process's is swept: process/scratch.ts)
-      const file = join(this.scratch, `c${this.n++}`);
-      writeFileSync(file, body);
-      try {
-        write(`${file}\n`);
+    this.scratch ??= scratchDir('lanes-commit'); // (a killed process's is swept: process/scratch.ts)
+    const file = join(this.scratch, `c${this.n++}`);
+    writeFileSync(file, body);
+    return this.session
+      .ask(`${file}\n`, async (read) => {
         const sha = await read.line();
         if (!/^[0-9a-f]{40,64}$/.test(sha))
           throw new Error(`git hash-object answered ${JSON.stringify(sha)}`);
+        this.written(sha, body);
         return sha;
-      } finally {
-        rmSync(file, { force: true });
-      }
-    });
+      })
+      .finally(() => rmSync(file, { force: true }));
   }
 }

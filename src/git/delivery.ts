@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, lstatSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { personLine } from './commit-writer.js';
 import { git, gitLine } from './git.js';
@@ -56,26 +56,46 @@ export async function syncLaneIndex(lanePath: string): Promise<void> {
   await git(lanePath, ['reset', '--quiet']);
 }
 
+/** A delivery's tree, built in a private index (buildDeliveryTree): used once, then dropped. */
+export interface DeliveryTree {
+  base: string;
+  /** The paths it holds, NUL-joined, and their files' stat data before git read them. */
+  paths: string;
+  stamps: string;
+  tree: string;
+  index: string;
+  gitDir: string | null;
+  scratch: string | null;
+}
+
+/** Each file's stat data (or that it is gone): any write to one changes it (ctime, ns). */
+function fileStamps(lanePath: string, paths: readonly string[]): string {
+  return paths
+    .map((p) => {
+      const st = lstatSync(join(lanePath, p), { bigint: true, throwIfNoEntry: false });
+      return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}` : '-';
+    })
+    .join('\0');
+}
+
 /**
- * Commits `paths` (as they are in the lane's work tree) on top of the base and moves the
- * branch (compare-and-swap). The tree is built in a private index; the lane's own index is
- * then replaced by it (it is the new HEAD's tree), which is what `git reset` would make.
- * Returns the commit and whether the lane's index was brought to it.
+ * The tree of the lane base with `paths` as they are in the lane's work tree now, in a
+ * private index (the lane's own is only replaced by it once the commit is made). It can be
+ * built while QA runs (RepoGit.stageDelivery): the commit takes it only if none of its files
+ * changed since (their stat data), else builds it again.
  */
-export async function commitDelivery(
-  sessions: RepoSessions,
+export async function buildDeliveryTree(
   lanePath: string,
-  branch: string,
+  base: string,
   paths: readonly string[],
-  goal: string,
-  t: DeliveryTrailers,
-): Promise<{ commit: string; indexSynced: boolean }> {
+): Promise<DeliveryTree> {
   // The private index lives beside the lane's own (in its git directory), so it can become
   // the lane's index by a link and a rename, with no copy of it made (docs/DECISIONS.md
   // "The tick never waits for a worktree").
   const gitDir = linkedGitDir(lanePath);
   const scratch = gitDir === null ? scratchDir('lanes-index') : null;
   const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, 'lanes-delivery-index');
+  const built = { base, paths: paths.join('\0'), stamps: '', tree: '', index, gitDir, scratch };
   const env = { GIT_INDEX_FILE: index };
   try {
     rmSync(index, { force: true }); // (one a crash left)
@@ -84,21 +104,73 @@ export async function commitDelivery(
     // `git reset` would leave it. When the lane's last status found its index holding the
     // base and the file is unchanged since, the copy is the base already.
     const laneIndex = gitDir === null ? null : join(gitDir, 'index');
-    const holdsBase = laneIndex !== null && indexHolds(lanePath, t.base);
+    const holdsBase = laneIndex !== null && indexHolds(lanePath, base);
     if (laneIndex !== null && existsSync(laneIndex)) copyFileSync(laneIndex, index);
     const kept =
       existsSync(index) &&
-      ((holdsBase && indexHolds(lanePath, t.base)) ||
-        (await git(lanePath, ['read-tree', '-m', t.base], { env, okCodes: [128] })).exitCode === 0);
+      ((holdsBase && indexHolds(lanePath, base)) ||
+        (await git(lanePath, ['read-tree', '-m', base], { env, okCodes: [128] })).exitCode === 0);
     if (!kept) {
       rmSync(index, { force: true });
-      await git(lanePath, ['read-tree', t.base], { env });
+      await git(lanePath, ['read-tree', base], { env });
     }
+    built.stamps = fileStamps(lanePath, paths); // (before git reads them)
     if (paths.length > 0) await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
-    const tree = await gitLine(lanePath, ['write-tree'], { env });
+    built.tree = await gitLine(lanePath, ['write-tree'], { env });
+    return built;
+  } catch (error) {
+    dropDeliveryTree(built);
+    throw error;
+  }
+}
+
+export function dropDeliveryTree(built: Pick<DeliveryTree, 'index' | 'scratch'>): void {
+  if (built.scratch) rmSync(built.scratch, { recursive: true, force: true });
+  else rmSync(built.index, { force: true });
+}
+
+/** The tree built early, if it still holds exactly these paths as the lane has them now. */
+function stillCurrent(
+  built: DeliveryTree | null,
+  lanePath: string,
+  base: string,
+  paths: readonly string[],
+): boolean {
+  return (
+    built !== null &&
+    built.base === base &&
+    built.paths === paths.join('\0') &&
+    built.stamps === fileStamps(lanePath, paths)
+  );
+}
+
+/**
+ * Commits `paths` (as they are in the lane's work tree) on top of the base and moves the
+ * branch (compare-and-swap). The tree is `early`'s when it is still current, else built
+ * now; the lane's own index is then replaced by the private one (it is the new HEAD's
+ * tree), which is what `git reset` would make. Returns the commit and whether the lane's
+ * index was brought to it.
+ */
+export async function commitDelivery(
+  sessions: RepoSessions,
+  lanePath: string,
+  branch: string,
+  paths: readonly string[],
+  goal: string,
+  t: DeliveryTrailers,
+  early: Promise<DeliveryTree> | null = null,
+): Promise<{ commit: string; indexSynced: boolean }> {
+  const ready = early ? await early.catch(() => null) : null;
+  let built: DeliveryTree;
+  if (ready !== null && stillCurrent(ready, lanePath, t.base, paths)) built = ready;
+  else {
+    if (ready !== null) dropDeliveryTree(ready);
+    built = await buildDeliveryTree(lanePath, t.base, paths);
+  }
+  try {
     const { author, committer } = await sessions.ident();
     const commit = await sessions.commits.write(
-      tree,
+      built.tree,
       [t.base],
       personLine(author),
       personLine(committer),
@@ -108,10 +180,9 @@ export async function commitDelivery(
     const tip = await sessions.objects.resolve(`${ref}^{commit}`);
     if (!tip || !(await sessions.refs.compareAndSwap(ref, commit, tip)))
       throw new Error(`lane branch ${branch} moved while lanes committed the delivery`);
-    return { commit, indexSynced: gitDir !== null && replaceLaneIndex(gitDir, index) };
+    return { commit, indexSynced: built.gitDir !== null && replaceLaneIndex(built.gitDir, built.index) };
   } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-    else rmSync(index, { force: true });
+    dropDeliveryTree(built);
   }
 }
 

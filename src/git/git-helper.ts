@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { HELPER_SOURCE } from './helper-source.js';
 
-// Git processes started off lanes' main thread. On Node 20 `spawn()` forks the whole
+// Processes started off lanes' main thread. On Node 20 `spawn()` forks the whole
 // coordinator and blocks its event loop until the child has exec'd (~8 ms a process,
-// docs/BENCH.md), and the same loop draws the TUI. So every one-shot git process is started
-// by a small helper process (a bare `node` that runs only the script below): lanes writes a
-// request line to it and reads the answer when git is done, and its own loop never waits
-// for a fork (docs/DECISIONS.md "Git speed"). If the helper cannot run, git runs in-process.
+// docs/BENCH.md), and the same loop draws the TUI. So every one-shot git process, every
+// check and every headless executor is started by a small helper process (a bare `node`
+// that runs only helper-source.ts): lanes writes a request line to it and reads the answers,
+// and its own loop never waits for a fork (docs/DECISIONS.md "Git speed"). If the helper
+// cannot run, they run in-process.
 
 export interface HelperRequest {
   cwd: string;
@@ -14,6 +16,12 @@ export interface HelperRequest {
   /** Variables set on top of the environment lanes had when the helper started. */
   env: Record<string, string>;
   input?: string;
+  /**
+   * Runs only after every serial request sent before it has ended, never beside one: git's
+   * worktree bookkeeping (git.ts `isWorktreeBookkeeping`). The helper starts the next one
+   * the moment one ends, without a round trip through lanes' loop.
+   */
+  serial?: boolean;
 }
 
 export interface HelperResult {
@@ -43,87 +51,31 @@ export interface CheckResult {
   spawnError?: string;
 }
 
-// Plain JavaScript run with `node -e`: no file to find next to the bundle, no build step.
-// One JSON line in, one JSON line out when the process has ended: `git` requests (argv,
-// env on top of the helper's, input; stdout and stderr back) and `check` requests (its
-// whole env; stdout and stderr interleaved into a bounded log file, the tail back; run in
-// its own process group, killed with it at the timeout, and what it left running killed
-// when it exits). When lanes goes away (stdin ends) running processes finish, then it ends.
-const HELPER_SOURCE = `
-const { execFile, spawn } = require('node:child_process');
-const fs = require('node:fs');
-const { createInterface } = require('node:readline');
-const out = (answer) => process.stdout.write(JSON.stringify(answer) + '\\n');
-function runGit(req) {
-  const child = execFile('git', req.argv, {
-    cwd: req.cwd,
-    env: { ...process.env, ...req.env },
-    maxBuffer: 256 * 1024 * 1024,
-    encoding: 'utf8',
-  }, (error, stdout, stderr) => {
-    const code = error && error.code;
-    if (error && typeof code !== 'number')
-      out({ id: req.id, exitCode: null, stdout, stderr, spawnError: error.message });
-    else out({ id: req.id, exitCode: typeof code === 'number' ? code : 0, stdout, stderr });
-  });
-  if (child.stdin) {
-    child.stdin.on('error', () => {});
-    child.stdin.end(req.input);
-  }
+/** A headless executor started by the helper (HeadlessHost): output to `logPath`, bounded. */
+export interface ExecRequest {
+  cwd: string;
+  file: string;
+  args: readonly string[];
+  /** The whole environment of the process. */
+  env: Record<string, string>;
+  logPath: string;
+  logLimit: number;
+  /** At most this much of what it printed comes back in one answer (the tail of it). */
+  tailBytes: number;
+  /** Output comes back at most this often. */
+  notifyMs: number;
 }
-function runCheck(req) {
-  let fd = null;
-  let written = 0;
-  let tail = '';
-  let timedOut = false;
-  let spawnError;
-  const take = (chunk) => {
-    const text = chunk.toString();
-    tail = (tail + text).slice(-req.tailBytes);
-    if (fd !== null && written < req.logLimit) {
-      const part = Buffer.from(text).subarray(0, req.logLimit - written);
-      fs.writeSync(fd, part);
-      written += part.length;
-    }
-  };
-  try {
-    if (req.logPath) fd = fs.openSync(req.logPath, 'w');
-  } catch (error) {
-    out({ id: req.id, exitCode: null, timedOut: false, tail: '', spawnError: error.message });
-    return;
-  }
-  const child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const killGroup = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch {} };
-  const timer = setTimeout(() => { timedOut = true; killGroup(); }, req.timeoutMs);
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
-  let finished = false;
-  const finish = (code) => {
-    if (finished) return;
-    finished = true;
-    clearTimeout(timer);
-    if (spawnError && !timedOut) take('\\n' + spawnError + '\\n');
-    if (timedOut) take('\\n[lanes] check ' + req.checkId + ' timed out after ' + req.timeoutMs + ' ms and was killed\\n');
-    if (fd !== null) {
-      if (written >= req.logLimit) fs.writeSync(fd, '\\n[lanes] log cut at ' + req.logLimit + ' bytes\\n');
-      fs.closeSync(fd);
-    }
-    out({ id: req.id, exitCode: timedOut || typeof code !== 'number' ? null : code, timedOut, tail, ...(spawnError ? { spawnError } : {}) });
-  };
-  child.on('error', (error) => { spawnError = error.message; if (!child.pid) finish(null); });
-  child.on('exit', () => { clearTimeout(timer); killGroup(); });
-  child.on('close', (code) => finish(code));
+
+export interface ExecEvents {
+  started(pid: number): void;
+  output(text: string): void;
+  exited(code: number | null, signal: string | null, spawnError?: string): void;
 }
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const req = JSON.parse(line);
-  if (req.kind === 'check') runCheck(req);
-  else runGit(req);
-});
-process.stdout.on('error', () => process.exit(0));
-`;
 
 interface Waiting {
   resolve(result: unknown): void;
+  /** Answers before the last one (an executor's start and output): the entry stays. */
+  partial?: (answer: Record<string, unknown>) => boolean;
 }
 
 export class GitHelper {
@@ -147,11 +99,38 @@ export class GitHelper {
     return this.ask<CheckResult>({ kind: 'check', ...request });
   }
 
-  private ask<T>(request: object): Promise<T> {
+  /** Starts the helper now (it takes a node start-up), so that the first request does not wait for it. */
+  warm(): void {
+    this.start();
+  }
+
+  /** Starts an executor; `events` hear of it until it has exited (or the helper ended: 127). */
+  exec(request: ExecRequest, events: ExecEvents): void {
+    const partial = (answer: Record<string, unknown>): boolean => {
+      if (typeof answer.pid === 'number') events.started(answer.pid);
+      else if (typeof answer.output === 'string') events.output(answer.output);
+      else return false;
+      return true;
+    };
+    void this.ask<{ exit?: { code: number | null; signal: string | null }; spawnError?: string }>(
+      { kind: 'exec', ...request },
+      partial,
+    ).then((answer) =>
+      // (no exit in the answer: the helper ended before the executor did)
+      answer.exit
+        ? events.exited(answer.exit.code, answer.exit.signal, answer.spawnError)
+        : events.exited(127, null, answer.spawnError ?? 'the process helper ended'),
+    );
+  }
+
+  private ask<T>(request: object, partial?: Waiting['partial']): Promise<T> {
     const child = this.start();
     const id = this.nextId++;
     return new Promise<T>((resolve) => {
-      this.waiting.set(id, { resolve: resolve as (result: unknown) => void });
+      this.waiting.set(id, {
+        resolve: resolve as (result: unknown) => void,
+        ...(partial ? { partial } : {}),
+      });
       if (this.waiting.size === 1) this.hold(true);
       child.stdin?.write(`${JSON.stringify({ id, ...request })}\n`);
     });
@@ -194,9 +173,9 @@ export class GitHelper {
     while ((newline = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, newline);
       this.buffer = this.buffer.slice(newline + 1);
-      const answer = JSON.parse(line) as { id: number };
+      const answer = JSON.parse(line) as { id: number } & Record<string, unknown>;
       const w = this.waiting.get(answer.id);
-      if (!w) continue;
+      if (!w || w.partial?.(answer)) continue;
       this.waiting.delete(answer.id);
       if (this.waiting.size === 0) this.hold(false);
       w.resolve(answer);

@@ -120,6 +120,34 @@ export class GitSession {
     return result;
   }
 
+  /**
+   * A request written at once, its answer read in turn: requests from everywhere in lanes
+   * (every lane's jobs and the tick) are pipelined instead of waiting for each other's round
+   * trip. For a git that answers every request in order and stays up when one fails
+   * (`cat-file --batch-command`, `hash-object --stdin-paths`, `mktree --batch`); an answer
+   * is read only from the process the request went to (SessionClosed if that one ended).
+   */
+  ask<T>(text: string, answer: (read: StreamReader) => Promise<T>): Promise<T> {
+    this.pending++;
+    const child = this.start();
+    const reader = this.reader;
+    child.stdin.write(text);
+    const run = async (): Promise<T> => {
+      try {
+        return await answer(reader);
+      } catch (error) {
+        if (error instanceof Error && error.message === 'stream ended')
+          throw new SessionClosed(this.args[0] ?? '', this.stderr);
+        throw error;
+      } finally {
+        if (--this.pending === 0) this.idle();
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
   private start(): ChildProcessWithoutNullStreams {
     if (this.child && !this.reader.done) {
       this.busy(this.child);

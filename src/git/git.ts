@@ -55,6 +55,18 @@ export async function git(
   return { stdout, stderr, exitCode: exitCode ?? 0 };
 }
 
+/**
+ * Commands that read or change git's list of worktrees (`git worktree …`, and `git branch`,
+ * which looks at every worktree's HEAD). Git does not lock that list: run side by side, one
+ * dies on another's half-made entry ("failed to read .git/worktrees/<id>/commondir") or
+ * cannot lock `.git/config`. So lanes runs them one at a time, and nothing else waits.
+ */
+export function isWorktreeBookkeeping(args: readonly string[]): boolean {
+  let i = 0;
+  while (args[i] === '-c' || args[i] === '-C') i += 2;
+  return args[i] === 'worktree' || args[i] === 'branch';
+}
+
 interface RawResult {
   exitCode: number | undefined;
   stdout: string;
@@ -67,6 +79,7 @@ interface RawResult {
 // CPU a call (docs/DECISIONS.md). Still an argv array, never a shell.
 function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
   const helper = processHelper();
+  const serial = isWorktreeBookkeeping(argv);
   if (helper) {
     // Off the main thread (git-helper.ts); git's own variables as they are now.
     const current = Object.fromEntries(
@@ -79,8 +92,19 @@ function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawRe
       argv,
       env: { ...current, ...GIT_ENV, ...options.env },
       ...(options.input !== undefined ? { input: options.input } : {}),
+      ...(serial ? { serial } : {}),
     });
   }
+  if (!serial) return runInProcess(cwd, argv, options);
+  const run = inProcessSerial.then(() => runInProcess(cwd, argv, options));
+  inProcessSerial = run.then(() => undefined);
+  return run;
+}
+
+/** The serial commands run in-process (no helper): each after the one before. */
+let inProcessSerial: Promise<void> = Promise.resolve();
+
+function runInProcess(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
   return new Promise((resolve) => {
     const child = execFile(
       'git',

@@ -3,7 +3,7 @@ import type { StreamReader } from './git-session.js';
 
 // Object reads through one `git cat-file --batch-command` kept open per repository: a ref
 // resolved or a commit read is a pipe round trip, not a process (docs/DECISIONS.md "Git
-// speed"). Objects never change, so a parsed commit is asked for once.
+// speed"). Objects never change, so a parsed commit or tree is asked for once.
 
 export interface ParsedCommit {
   sha: string;
@@ -27,6 +27,7 @@ const CACHE_LIMIT = 4096;
 export class ObjectReader {
   private readonly session: GitSession;
   private readonly commits = new Map<string, ParsedCommit>();
+  private readonly trees = new Map<string, TreeEntry[]>();
 
   constructor(cwd: string) {
     this.session = new GitSession(cwd, ['cat-file', '--batch-command']);
@@ -39,8 +40,7 @@ export class ObjectReader {
   /** The object name a revision resolves to (`refs/heads/x^{commit}`, `worktrees/<id>/HEAD`), or null. */
   resolve(rev: string): Promise<string | null> {
     if (/[\n\r]/.test(rev)) return Promise.resolve(null);
-    return this.session.request(async (write, read) => {
-      write(`info ${rev}\n`);
+    return this.session.ask(`info ${rev}\n`, async (read) => {
       const header = await read.line();
       const match = /^([0-9a-f]{40,64}) \S+ \d+$/.exec(header);
       return match ? (match[1] as string) : null;
@@ -50,10 +50,7 @@ export class ObjectReader {
   /** An object's type and content, or null when it does not exist. */
   read(rev: string): Promise<{ sha: string; type: string; content: Buffer } | null> {
     if (/[\n\r]/.test(rev)) return Promise.resolve(null);
-    return this.session.request(async (write, read) => {
-      write(`contents ${rev}\n`);
-      return readObject(read);
-    });
+    return this.session.ask(`contents ${rev}\n`, readObject);
   }
 
   async commit(rev: string): Promise<ParsedCommit | null> {
@@ -62,15 +59,38 @@ export class ObjectReader {
     const object = await this.read(rev);
     if (!object || object.type !== 'commit') return null;
     const parsed = parseCommit(object.sha, object.content.toString('utf8'));
-    if (this.commits.size >= CACHE_LIMIT) this.commits.clear();
-    this.commits.set(parsed.sha, parsed);
+    this.keep(this.commits, parsed.sha, parsed);
     return parsed;
   }
 
+  /** A commit lanes has just written (its raw object text): later reads need no round trip. */
+  rememberCommit(sha: string, text: string): void {
+    this.keep(this.commits, sha, parseCommit(sha, text));
+  }
+
+  /** A tree lanes has just written, its entries in git's order. */
+  rememberTree(sha: string, entries: readonly TreeEntry[]): void {
+    const key = (e: TreeEntry) => Buffer.from(/^0*40000$/.test(e.mode) ? `${e.name}/` : e.name);
+    this.keep(
+      this.trees,
+      sha,
+      [...entries].sort((a, b) => Buffer.compare(key(a), key(b))),
+    );
+  }
+
+  private keep<T>(cache: Map<string, T>, sha: string, value: T): void {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(sha, value);
+  }
+
   async tree(sha: string): Promise<TreeEntry[] | null> {
+    const cached = this.trees.get(sha);
+    if (cached) return cached;
     const object = await this.read(sha);
     if (!object || object.type !== 'tree') return null;
-    return parseTree(object.content, object.sha.length / 2);
+    const parsed = parseTree(object.content, object.sha.length / 2);
+    this.keep(this.trees, object.sha, parsed);
+    return parsed;
   }
 
   /**

@@ -3,8 +3,16 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
 import { cleanMerge, commitsBetween, sameChange } from './commits.js';
+import { disjointMerge } from './disjoint-merge.js';
 import { personLine } from './commit-writer.js';
-import { commitDelivery, findDelivery, syncLaneIndex } from './delivery.js';
+import {
+  buildDeliveryTree,
+  commitDelivery,
+  dropDeliveryTree,
+  findDelivery,
+  syncLaneIndex,
+} from './delivery.js';
+import type { DeliveryTree } from './delivery.js';
 import { conflictMarkers, reworkLane } from './lane-work.js';
 import type { ReworkOutcome } from '../core/rework-onto-head.js';
 import { git } from './git.js';
@@ -31,6 +39,8 @@ export class RepoGit implements GitPort {
   private readonly sessions: RepoSessions;
   /** Each lane's delivery commit whose tree its index is (the delivery put it there, or a sync). */
   private readonly synced = new Map<string, string>();
+  /** Delivery trees built while QA runs (stageDelivery), by lane path: taken by the commit. */
+  private readonly early = new Map<string, Promise<DeliveryTree>>();
 
   constructor(
     /** The coordinator's worktree (where lanes runs). */
@@ -108,9 +118,23 @@ export class RepoGit implements GitPort {
     goal: string,
     ids: DeliveryIds,
   ): Promise<string> {
-    const made = await commitDelivery(this.sessions, lanePath, branch, paths, goal, ids);
+    const early = this.early.get(lanePath) ?? null;
+    this.early.delete(lanePath);
+    const made = await commitDelivery(this.sessions, lanePath, branch, paths, goal, ids, early);
     if (made.indexSynced) this.synced.set(lanePath, made.commit);
     return made.commit;
+  }
+
+  /** (Resolves once the tree is built, or failed: a failure is the commit's to meet, building it again.) */
+  stageDelivery(lanePath: string, base: string, paths: readonly string[]): Promise<void> {
+    // (after one still being built for the lane: they share its private index)
+    const before = this.early.get(lanePath)?.then(dropDeliveryTree, () => {}) ?? Promise.resolve();
+    const building = before.then(() => buildDeliveryTree(lanePath, base, paths));
+    this.early.set(lanePath, building);
+    return building.then(
+      () => {},
+      () => {},
+    );
   }
 
   async syncLaneIndex(lanePath: string, commit: string): Promise<void> {
@@ -119,8 +143,14 @@ export class RepoGit implements GitPort {
     this.synced.set(lanePath, commit);
   }
 
-  mergeTree(head: string, laneCommit: string): Promise<{ tree: string } | { conflicts: string[] }> {
-    return cleanMerge(this.root, head, laneCommit);
+  async mergeTree(
+    head: string,
+    laneCommit: string,
+  ): Promise<{ tree: string; laneChangeOnly?: boolean } | { conflicts: string[] }> {
+    // Without a process where the result is certain (disjoint-merge.ts), else merge-tree's.
+    const { objects, trees } = this.sessions;
+    const tree = await disjointMerge(objects, trees, head, laneCommit);
+    return tree !== null ? { tree, laneChangeOnly: true } : cleanMerge(this.root, head, laneCommit);
   }
 
   async sameChange(base: string, laneCommit: string, head: string, tree: string): Promise<boolean> {

@@ -3,9 +3,10 @@ import type { Identity } from './commit-writer.js';
 import { isAncestor } from './commits.js';
 import { ObjectReader } from './object-reader.js';
 import { RefUpdater } from './ref-updater.js';
+import { TreeWriter } from './tree-writer.js';
 
 // The long-lived git processes of one repository (object reads, ref transactions, commit
-// writes), shared by everything in lanes that works on that repository, and the identity
+// and tree writes), shared by everything in lanes that works on that repository, and the identity
 // its commits get. Each process starts on first use; all end when lanes exits.
 
 export class RepoSessions {
@@ -29,12 +30,15 @@ export class RepoSessions {
   readonly objects: ObjectReader;
   readonly refs: RefUpdater;
   readonly commits: CommitWriter;
+  readonly trees: TreeWriter;
   private identity: Promise<Identity> | null = null;
 
   private constructor(readonly root: string) {
     this.objects = new ObjectReader(root);
     this.refs = new RefUpdater(root);
-    this.commits = new CommitWriter(root);
+    // What lanes writes, it can read again without asking git.
+    this.commits = new CommitWriter(root, (sha, text) => this.objects.rememberCommit(sha, text));
+    this.trees = new TreeWriter(root, (sha, entries) => this.objects.rememberTree(sha, entries));
   }
 
   branchTip(branch: string): Promise<string | null> {
@@ -56,5 +60,6 @@ export class RepoSessions {
     this.objects.close();
     this.refs.close();
     this.commits.close();
+    this.trees.close();
   }
 }

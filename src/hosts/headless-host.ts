@@ -1,12 +1,24 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
+import { processHelper } from '../git/git-helper.js';
+import type { GitHelper } from '../git/git-helper.js';
 import { killGroup } from '../process/process-group.js';
 import { wrapWithExitStatus } from './exit-status.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
-import { Transcript } from './transcript.js';
+import { LOG_LIMIT_BYTES, Transcript } from './transcript.js';
 
 // Executors as plain child processes (no terminal): output to the transcript file. Each
-// runs in its own process group so that kill reaches everything it started.
+// runs in its own process group so that kill reaches everything it started. A command
+// executor is started by the process helper (src/git/git-helper.ts), which writes its
+// transcript: a spawn from lanes' own process blocks its loop for the fork (~3 ms), and
+// a batch starts one a child. An agent's executor, whose JSON lines are rendered into
+// the transcript here, is started by lanes itself, as is everything when the helper cannot run.
+
+/** How often the helper tells of an executor's output (the lane watch sees activity). */
+const OUTPUT_NOTICE_MS = 100;
+/** What of it comes back each time, at most: the recent lines are taken from it. */
+const OUTPUT_TAIL_BYTES = 16 * 1024;
 
 export class HeadlessHost implements Host {
   readonly name = 'headless' as const;
@@ -14,74 +26,10 @@ export class HeadlessHost implements Host {
 
   async open(spec: LaunchSpec): Promise<LaneSession> {
     if (!existsSync(spec.cwd)) throw new Error(`lane ${spec.cwd} does not exist`);
-    const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
-    const transcript = new Transcript(spec.logPath);
-    const render = spec.renderLine ? lineRenderer(spec.renderLine) : null;
-    const listeners = new Set<(chunk: string) => void>();
-    // (node's own spawn: execa costs the loop ~2 ms more a process, and an exit is all we need)
-    const child = spawn(file as string, args, {
-      cwd: spec.cwd,
-      env: { ...process.env, ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let running = true;
-    // Like a pty's hangup: when the executor (its wrapper) ends, what it left running in
-    // its group is killed, so a background child holding the output pipe cannot keep the
-    // session from ending.
-    // (The group only, never the bare pid: that is reaped and free for reuse by now.)
-    child.once('exit', () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // the group is already gone
-      }
-    });
-    const output = (chunk: string) => {
-      transcript.add(render ? render.add(chunk) : chunk);
-      for (const l of listeners) l(chunk);
-    };
-    // stdout and stderr into one transcript, each chunk as it comes.
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.setEncoding('utf8');
-      stream?.on('data', output);
-    }
-    // `close`: the process ended and both streams are drained (`error`: it never started).
-    const exited = new Promise<ExitInfo>((resolve) => {
-      const end = (code: number | null, signal: NodeJS.Signals | null) => {
-        if (!running) return;
-        running = false;
-        if (render) transcript.add(render.flush());
-        transcript.close();
-        resolve({ code, signal });
-      };
-      child.once('close', end);
-      child.once('error', () => end(127, null));
-    });
-    const session: LaneSession = {
-      taskId: spec.taskId,
-      host: 'headless',
-      pid: child.pid ?? null,
-      paneId: null,
-      exited,
-      get running() {
-        return running;
-      },
-      onOutput(listener) {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      write() {
-        // no terminal: headless executors get no input
-      },
-      resize() {},
-      kill(signal = 'SIGTERM') {
-        if (running) killGroup(child.pid, signal);
-      },
-      recentLines: (count) => transcript.recent(count),
-    };
+    const helper = spec.renderLine ? null : processHelper();
+    const session = helper ? await openThroughHelper(helper, spec) : openInProcess(spec);
     this.sessions.add(session);
-    void exited.then(() => this.sessions.delete(session));
+    void session.exited.then(() => this.sessions.delete(session));
     return session;
   }
 
@@ -89,6 +37,130 @@ export class HeadlessHost implements Host {
     for (const s of this.sessions) s.kill('SIGTERM');
     await Promise.all([...this.sessions].map((s) => s.exited));
   }
+}
+
+/** The handle both ways share: the pid's group is signalled, output goes to the listeners. */
+function session(
+  spec: LaunchSpec,
+  pid: number | null,
+  exited: Promise<ExitInfo>,
+  isRunning: () => boolean,
+  transcript: Transcript,
+  listeners: Set<(chunk: string) => void>,
+): LaneSession {
+  return {
+    taskId: spec.taskId,
+    host: 'headless',
+    pid,
+    paneId: null,
+    exited,
+    get running() {
+      return isRunning();
+    },
+    onOutput(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    write() {
+      // no terminal: headless executors get no input
+    },
+    resize() {},
+    kill(signal = 'SIGTERM') {
+      if (isRunning()) killGroup(pid ?? undefined, signal);
+    },
+    recentLines: (count) => transcript.recent(count),
+  };
+}
+
+function openThroughHelper(helper: GitHelper, spec: LaunchSpec): Promise<LaneSession> {
+  const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
+  mkdirSync(dirname(spec.logPath), { recursive: true });
+  const lines = new Transcript(null); // (the helper writes the file)
+  const listeners = new Set<(chunk: string) => void>();
+  let running = true;
+  let pid: number | null = null;
+  let started: (s: LaneSession) => void = () => {};
+  let end: (exit: ExitInfo) => void = () => {};
+  const exited = new Promise<ExitInfo>((resolve) => (end = resolve));
+  const handle = () => session(spec, pid, exited, () => running, lines, listeners);
+  helper.exec(
+    {
+      cwd: spec.cwd,
+      file: file as string,
+      args,
+      env: { ...process.env, ...spec.env } as Record<string, string>,
+      logPath: spec.logPath,
+      logLimit: LOG_LIMIT_BYTES,
+      tailBytes: OUTPUT_TAIL_BYTES,
+      notifyMs: OUTPUT_NOTICE_MS,
+    },
+    {
+      started(p) {
+        pid = p;
+        started(handle());
+      },
+      output(text) {
+        lines.add(text);
+        for (const l of listeners) l(text);
+      },
+      exited(code, signal, spawnError) {
+        // The helper itself ended: the executor may still run, and nothing reads its output.
+        if (spawnError && pid !== null) killGroup(pid, 'SIGKILL');
+        running = false;
+        end({ code, signal });
+        started(handle()); // (one that never started: its handle, already ended)
+      },
+    },
+  );
+  return new Promise((resolve) => (started = resolve));
+}
+
+function openInProcess(spec: LaunchSpec): LaneSession {
+  const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
+  const transcript = new Transcript(spec.logPath);
+  const render = spec.renderLine ? lineRenderer(spec.renderLine) : null;
+  const listeners = new Set<(chunk: string) => void>();
+  // (node's own spawn: execa costs the loop ~2 ms more a process, and an exit is all we need)
+  const child = spawn(file as string, args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let running = true;
+  // Like a pty's hangup: when the executor (its wrapper) ends, what it left running in
+  // its group is killed, so a background child holding the output pipe cannot keep the
+  // session from ending.
+  // (The group only, never the bare pid: that is reaped and free for reuse by now.)
+  child.once('exit', () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  });
+  const output = (chunk: string) => {
+    transcript.add(render ? render.add(chunk) : chunk);
+    for (const l of listeners) l(chunk);
+  };
+  // stdout and stderr into one transcript, each chunk as it comes.
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.setEncoding('utf8');
+    stream?.on('data', output);
+  }
+  // `close`: the process ended and both streams are drained (`error`: it never started).
+  const exited = new Promise<ExitInfo>((resolve) => {
+    const end = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (!running) return;
+      running = false;
+      if (render) transcript.add(render.flush());
+      transcript.close();
+      resolve({ code, signal });
+    };
+    child.once('close', end);
+    child.once('error', () => end(127, null));
+  });
+  return session(spec, child.pid ?? null, exited, () => running, transcript, listeners);
 }
 
 /** Whole lines through `render`; a partial line waits for its end. */

@@ -5,7 +5,7 @@ import { stripVTControlCharacters } from 'node:util';
 // An executor's transcript: everything it printed, to a log file (cut at a size limit so a
 // runaway executor cannot fill the disk), plus the last lines kept in memory.
 
-const LOG_LIMIT_BYTES = 64 * 1024 * 1024;
+export const LOG_LIMIT_BYTES = 64 * 1024 * 1024;
 const KEEP_LINES = 500;
 
 export class Transcript {
@@ -14,11 +14,19 @@ export class Transcript {
   private lines: string[] = [];
   private partial = '';
 
-  /** `keepLines`: false where something else keeps the recent lines (the pty host's screen model). */
+  /**
+   * `path` null: only the recent lines are kept (someone else writes the file: the process
+   * helper). `keepLines`: false where something else keeps the recent lines (the pty host's
+   * screen model).
+   */
   constructor(
-    path: string,
+    path: string | null,
     private readonly keepLines = true,
   ) {
+    if (path === null) {
+      this.fd = -1;
+      return;
+    }
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
   }

@@ -47,9 +47,9 @@ export class BatchStore {
   constructor(readonly stateDir: string) {}
 
   /**
-   * The last record text read and what it parsed to: a tick reads the record several times
-   * and it changes only when written, so the same text is validated once (each reader
-   * gets its own copy).
+   * The last record text read or written and what it parsed to: a tick reads the record
+   * several times and it changes only when written, so the same text is validated once
+   * (each reader gets its own copy).
    */
   private lastRead: { path: string; text: string; parsed: string; planDigest: string } | null = null;
 
@@ -66,10 +66,9 @@ export class BatchStore {
   }
 
   private validated(path: string, text: string, batchId: string): { parsed: string; planDigest: string } {
-    if (this.lastRead?.path !== path || this.lastRead.text !== text) {
-      const record = parseRecordText(text, path, batchId);
-      this.lastRead = { path, text, parsed: JSON.stringify(record), planDigest: record.plan_digest };
-    }
+    if (this.lastRead !== null && this.isLast(path, text)) return this.lastRead;
+    const record = parseRecordText(text, path, batchId);
+    this.lastRead = { path, text, parsed: JSON.stringify(record), planDigest: record.plan_digest };
     return this.lastRead;
   }
 
@@ -89,8 +88,15 @@ export class BatchStore {
     const problems = checkRecordInvariants(parsed.data);
     if (problems.length) throw invalid(`${path} (refused write)`, problems);
     const existing = readStateFile(this.stateDir, path);
-    if (existing !== null) parseRecordText(existing, path, record.batch_id);
-    writeStateFileAtomic(this.stateDir, path, recordBytes(record));
+    // (the text this store read or wrote last has been validated already)
+    if (existing !== null && !this.isLast(path, existing)) parseRecordText(existing, path, record.batch_id);
+    const text = recordBytes(record);
+    writeStateFileAtomic(this.stateDir, path, text);
+    this.lastRead = { path, text, parsed: JSON.stringify(parsed.data), planDigest: parsed.data.plan_digest };
+  }
+
+  private isLast(path: string, text: string): boolean {
+    return this.lastRead?.path === path && this.lastRead.text === text;
   }
 
   /** Batch ids that have a record file, sorted. */

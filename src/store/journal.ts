@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ensureStateDir, readStateFile } from './safe-fs.js';
@@ -11,6 +11,7 @@ export const JOURNAL_EVENTS = [
   'tick',
   'lane-requested',
   'lane-made-ahead',
+  'lane-moved',
   'lane-discarded',
   'lane-provisioned',
   'lane-admitted',
@@ -78,21 +79,26 @@ export class Journal {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /** Kept open once opened (a batch appends a few hundred lines); closed at exit by the OS. */
+  private fd: number | null = null;
+
   append(event: JournalEvent, fields: Record<string, unknown> = {}): JournalEntry {
     const entry = { ts: this.now().toISOString(), batch: this.batch, event, ...fields } as JournalEntry;
+    // One write per line: O_APPEND keeps concurrent lines whole.
+    writeSync(this.open(), `${JSON.stringify(entry)}\n`);
+    return entry;
+  }
+
+  private open(): number {
+    if (this.fd !== null && existsSync(this.path)) return this.fd; // (not removed meanwhile)
+    if (this.fd !== null) closeSync(this.fd);
     ensureStateDir(this.stateDir, dirname(this.path));
-    const fd = openSync(
+    this.fd = openSync(
       this.path,
       constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
       0o644,
     );
-    try {
-      // One write per line: O_APPEND keeps concurrent lines whole.
-      writeSync(fd, `${JSON.stringify(entry)}\n`);
-    } finally {
-      closeSync(fd);
-    }
-    return entry;
+    return this.fd;
   }
 
   read(): JournalRead {

@@ -28,8 +28,11 @@ function symlinkError(path: string): LanesError {
   );
 }
 
-/** Throws when any component of `path` below `stateDir` (or stateDir itself) is a symlink. */
-export function assertNoSymlink(stateDir: string, path: string): void {
+/**
+ * Throws when any component of `path` below `stateDir` (or stateDir itself) is a symlink.
+ * True when every component exists (false: the walk stopped at one that does not).
+ */
+export function assertNoSymlink(stateDir: string, path: string): boolean {
   const rel = relative(stateDir, path);
   if (rel.startsWith('..'))
     throw new LanesError('state_invalid', `${path} is outside the state directory`, 2);
@@ -40,10 +43,11 @@ export function assertNoSymlink(stateDir: string, path: string): void {
     try {
       if (lstatSync(current).isSymbolicLink()) throw symlinkError(current);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
     }
   }
+  return true;
 }
 
 /** Reads a file under the state dir, or null when it does not exist. */
@@ -66,7 +70,7 @@ export function readStateFile(stateDir: string, path: string): string | null {
 }
 
 export function ensureStateDir(stateDir: string, dir: string): void {
-  assertNoSymlink(stateDir, dir);
+  if (assertNoSymlink(stateDir, dir)) return; // (there already: no mkdir, no second walk)
   mkdirSync(dir, { recursive: true });
   assertNoSymlink(stateDir, dir);
 }
@@ -86,7 +90,8 @@ export function writeStateFileAtomic(
 ): void {
   const durable = (options.durable ?? true) && stateFlush(stateDir);
   ensureStateDir(stateDir, dirname(path));
-  assertNoSymlink(stateDir, path);
+  // (its folders were walked just now: the file itself is what is left)
+  assertNoSymlink(dirname(path), path);
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(
     temp,
