@@ -8,12 +8,15 @@ import { BatchFiles } from '../src/store/batch-files.js';
 import { startBatch, writeFiles } from './helpers/batch.js';
 import type { Driver } from './helpers/batch.js';
 import { git, makeRepo } from './helpers/repo.js';
+import { findRepo } from '../src/store/state-dir.js';
 
 // Crash safety of the core runner at the unit level, with real git. The crash point port
 // throws the first time a named point is reached for the n-th time — right after a git
 // mutation and before the state write that records it, as if the process stopped there.
-// The batch is then driven on by a "restarted" coordinator (ticks without the lost
-// input) and must end exactly where an uncrashed run of the same plan ends.
+// From the crash on, nothing the lost tick still had in hand reaches the disk (the store
+// drops its writes, as a killed process writes nothing). The batch is then driven on by a
+// "restarted" coordinator (ticks without the lost input) and must end exactly where an
+// uncrashed run of the same plan ends.
 // ('atomic-write-before-rename' is only reachable through LANES_CRASH_AT: not here.)
 
 const POINTS = ['after-kernel-enroll', 'after-lane-commit', 'after-update-ref'] as const;
@@ -35,12 +38,14 @@ class SimulatedCrash extends Error {
 /** A crashPoint port: counts every point reached, throws once at the n-th `point`. */
 function crashPort(point: string | null, nth: number) {
   const seen = new Map<string, number>();
-  const state = { fired: false, seen };
+  /** `down`: crashed and not restarted yet (the store writes nothing). */
+  const state = { fired: false, down: false, seen };
   const crashPoint = (name: string) => {
     const count = (seen.get(name) ?? 0) + 1;
     seen.set(name, count);
     if (name === point && count === nth && !state.fired) {
       state.fired = true;
+      state.down = true;
       throw new SimulatedCrash(`crash at ${name}:${count}`);
     }
   };
@@ -75,7 +80,18 @@ async function runBatch(point: string | null, nth: number): Promise<Run> {
   const port = crashPort(point, nth);
   let runIds = 0;
   const newRunId = () => `run-${++runIds}`;
-  const driver = await startBatch(repoDir, PLAN, { portsPatch: { crashPoint: port.crashPoint, newRunId } });
+  const { stateDir } = await findRepo(repoDir);
+  const writes = new Set(['writeRecord', 'writeKernel', 'writeReport', 'writePlan', 'journal']);
+  const store = new Proxy(new BatchFiles(stateDir, 'x'), {
+    get(target, key) {
+      if (port.state.down && typeof key === 'string' && writes.has(key)) return () => {};
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const driver = await startBatch(repoDir, PLAN, {
+    portsPatch: { crashPoint: port.crashPoint, newRunId, store },
+  });
   let crashes = 0;
   let refsAtCrash: Map<string, string> | null = null;
   const step = async (input: TickInput): Promise<Report> => {
@@ -84,6 +100,7 @@ async function runBatch(point: string | null, nth: number): Promise<Run> {
     } catch (error) {
       if (!(error instanceof SimulatedCrash)) throw error;
       crashes++;
+      port.state.down = false; // (restarted)
       refsAtCrash = await branchTips(repoDir);
       // The restarted coordinator knows nothing of the lost tick's input.
       return driver.tick();
@@ -228,8 +245,11 @@ describe('crash at every crash point of the tick', () => {
     await checkSound(run);
     // The step after the crash point found git's work instead of redoing it.
     const journal = (run.driver.ports().store as BatchFiles).journalFile.read().entries;
+    // (every integration of the crashed step was unrecorded: each is adopted, none made again)
     if (point === 'after-update-ref')
-      expect(journal.filter((e) => e.event === 'integrated' && e.adopted === true)).toHaveLength(1);
+      expect(
+        journal.filter((e) => e.event === 'integrated' && e.adopted === true).length,
+      ).toBeGreaterThanOrEqual(1);
     if (point === 'after-lane-commit') {
       const record = readRecord(run);
       const crashedLane = record.children.filter(

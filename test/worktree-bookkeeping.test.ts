@@ -1,10 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processHelper } from '../src/git/git-helper.js';
 import { BASE_ARGS, isWorktreeBookkeeping } from '../src/git/git.js';
 import { RepoGit } from '../src/git/repo-git.js';
 import { git, makeRepo, tempDir } from './helpers/repo.js';
+import { until } from './helpers/until.js';
 
 // git's list of worktrees is not locked: `git worktree` (and `git branch`, which reads every
 // worktree's HEAD) run side by side die on each other's half-made entries. lanes runs them
@@ -64,23 +65,39 @@ describe("a delivery's tree built while QA runs", () => {
     return { repo, base, path, port: new RepoGit(repo, join(repo, '.git')) };
   }
   const ids = (base: string) => ({ batch: 'b', task: 'x', run: 'r1', base });
+  /** Until the file system's clock has moved past `file`'s last change (its times move in ticks). */
+  const clockPast = (dir: string, file: string) =>
+    until(() => {
+      const probe = join(dir, '.clock-probe');
+      writeFileSync(probe, '');
+      return lstatSync(probe, { bigint: true }).ctimeNs > lstatSync(file, { bigint: true }).ctimeNs;
+    }, `the clock to move past ${file}`);
+  const gitDirOf = async (lane: string) => (await git(lane, 'rev-parse', '--absolute-git-dir')).trim();
 
   it('is the commit when its files did not change meanwhile', async () => {
     const l = await lane();
     writeFileSync(join(l.path, 'a.txt'), 'staged\n');
+    await clockPast(tempDir(), join(l.path, 'a.txt'));
     await l.port.stageDelivery(l.path, l.base, ['a.txt']);
+    // The staged private index becomes the lane's index (a link, then a rename): the same file.
+    const stamp = (file: string) => {
+      const st = lstatSync(file, { bigint: true });
+      return `${st.ino}:${st.mtimeNs}`;
+    };
+    const staged = stamp(join(await gitDirOf(l.path), 'lanes-delivery-index'));
     const commit = await l.port.commitDelivery(l.path, 'lane/x', ['a.txt'], 'goal', ids(l.base));
     expect(await git(l.repo, 'show', `${commit}:a.txt`)).toBe('staged');
+    expect(stamp(join(await gitDirOf(l.path), 'index'))).toBe(staged);
     expect((await git(l.path, 'status', '--porcelain')).trim()).toBe('');
   });
 
-  it('is built again when a file changed after it was staged (a check rewrote it)', async () => {
+  it('is built again when a file changed after it was staged (a check rewrote it, same size)', async () => {
     const l = await lane();
     writeFileSync(join(l.path, 'a.txt'), 'before the check\n');
     await l.port.stageDelivery(l.path, l.base, ['a.txt']);
-    writeFileSync(join(l.path, 'a.txt'), 'after the check\n');
+    writeFileSync(join(l.path, 'a.txt'), 'AFTER  the check\n');
     const commit = await l.port.commitDelivery(l.path, 'lane/x', ['a.txt'], 'goal', ids(l.base));
-    expect(await git(l.repo, 'show', `${commit}:a.txt`)).toBe('after the check');
+    expect(await git(l.repo, 'show', `${commit}:a.txt`)).toBe('AFTER  the check');
     expect((await git(l.path, 'status', '--porcelain')).trim()).toBe('');
   });
 });

@@ -66,7 +66,10 @@ function packageVersion(): string {
  * node start-up then overlaps the command's own module loading and plan reading.
  */
 function warmHelper(): void {
-  void import('../git/git-helper.js').then((m) => m.processHelper()?.warm());
+  import('../git/git-helper.js').then(
+    (m) => m.processHelper()?.warm(),
+    () => {}, // (the command's own first git call meets the same failure, and says it)
+  );
 }
 
 /** Where relative paths start: INIT_CWD when run through `npm run lanes`, else the cwd. */

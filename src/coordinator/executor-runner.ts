@@ -158,13 +158,14 @@ export class ExecutorRunner {
       kernel = this.abandon(h.task_id, kernel, step.attempt.n);
       step = nextExecutorStep(facts());
     }
-    if (step.kind !== 'start' || !child || !kernel) return false;
+    if (step.kind !== 'start' || !child || !kernel || this.failure !== null) return false;
     // Started beside the loop: the loop ticks on while the host opens it (the process
     // helper forks it, a Herdr tab opens), and the child counts as live from now on, so
     // no handoff starts it twice. A stop or a kill waits for the start (stop, killAll).
     const live: Live = { session: null, runId: h.run_id, startedAt: this.options.clock.now().getTime() };
     live.launching = this.launch(h, child, kernel, live).catch((error: unknown) => {
-      if (this.live.get(h.task_id) === live) this.live.delete(h.task_id);
+      // (one that started and failed after: it runs, and stays live)
+      if (this.live.get(h.task_id) === live && live.session === null) this.live.delete(h.task_id);
       this.failure ??= error;
       this.events.wake();
     });
@@ -392,6 +393,7 @@ export class ExecutorRunner {
   async dispose(): Promise<void> {
     await this.launched();
     await this.exitsEnded();
+    this.throwFailure(); // (one the loop did not meet before it ended)
     await this.turns.close();
   }
 

@@ -7,11 +7,22 @@ import type { Steward } from './steward.js';
 
 // The steward's handoffs carried out beside the loop (DESIGN §7): the loop queues them and
 // goes on; each finished job leaves an offer or a failure for the next tick and wakes the
-// loop. A child has at most one provisioning job out (`provision:<child>`: a new lane, or
-// a refused lane moved to the head) and one release job (`release:<child>`).
+// loop. A child's jobs run in order, one at a time (LaneJobs): making its lane or moving a
+// refused one to the head (`provision:<child>`), moving a waiting one (`move:<child>`),
+// removing one made ahead that is not needed (`discard:<child>`), and its release
+// (`release:<child>`).
 
 /** A lane for the next tick, with what git said of it when its job made or moved it. */
-export type Offer = { task_id: string; path: string; facts?: OfferFacts };
+export type Offer = { task_id: string; path: string; facts?: Facts };
+
+/** OfferFacts and when they were read (performance.now()). */
+type Facts = OfferFacts & { readAt?: number };
+
+/**
+ * Facts older than this are read again by the admission: a lane made ahead can wait for a
+ * slot a long time, and someone may have written to it meanwhile.
+ */
+const FACTS_FRESH_MS = 2_000;
 export type Failure = { task_id: string; reason: string };
 
 type ProvisionHandoff = Extract<Handoff, { action: 'provision' }>;
@@ -32,13 +43,15 @@ export interface StewardJobsDeps {
 }
 
 type Made =
-  { kind: 'offer'; path: string; branch: string; facts: OfferFacts } | { kind: 'failed'; reason: string };
+  { kind: 'offer'; path: string; branch: string; facts: Facts } | { kind: 'failed'; reason: string };
 
 export class StewardJobs {
   private offers: Offer[] = [];
   private failures: Failure[] = [];
   /** Lanes made ahead (DESIGN §7), by child: what each job made, kept until its handoff. */
   private readonly ahead = new Map<string, Made>();
+  /** The children that take the next free slots, in that order (keepAhead). */
+  private nextOrder: string[] = [];
   /**
    * Children whose lane a job is making, and what becomes of it once made: `hand` (its
    * provision handoff came: offered), `ahead` (kept for its handoff), `discard` (the last
@@ -97,8 +110,9 @@ export class StewardJobs {
         const brought = await this.deps.steward.bringToBase(path, head);
         if (brought === 'moved') this.deps.store.journal('lane-provisioned', { task, path, moved_to: head });
         // (a clean lane moved by `reset --keep` is still clean: only its HEAD is new)
-        if (brought !== 'refused' && offer.facts) offer.facts = { ...offer.facts, head };
-        else if (offer.facts) delete offer.facts; // (read again by the admission)
+        const fresh = offer.facts && performance.now() - (offer.facts.readAt ?? 0) < FACTS_FRESH_MS;
+        if (brought !== 'refused' && fresh) offer.facts = { ...offer.facts!, head };
+        else delete offer.facts; // (read again by the admission)
       }),
     );
   }
@@ -110,9 +124,11 @@ export class StewardJobs {
    * that the next tick finds them there instead of moving them first (take).
    */
   headMoved(head: string, integrated: number): void {
-    const made = [...this.ahead].flatMap(([task, m]) =>
-      m.kind === 'offer' ? [[task, m.path] as const] : [],
-    );
+    // (in the order the children take the free slots: the jobs finish in any order)
+    const rank = (task: string) => this.nextOrder.indexOf(task);
+    const made = [...this.ahead]
+      .flatMap(([task, m]) => (m.kind === 'offer' ? [[task, m.path] as const] : []))
+      .sort(([a], [b]) => rank(a) - rank(b));
     const offered = this.offers.map((o) => [o.task_id, o.path] as const);
     for (const [task, path] of [...offered, ...made.slice(0, integrated)])
       this.jobs.push(`move:${task}`, async () => {
@@ -152,7 +168,8 @@ export class StewardJobs {
    * spent, dispatch paused, the batch stopped) is removed again.
    */
   keepAhead(next: readonly { task_id: string; lane_branch: string }[]): void {
-    const keep = new Set(next.map((n) => n.task_id));
+    this.nextOrder = next.map((n) => n.task_id);
+    const keep = new Set(this.nextOrder);
     for (const [task, made] of this.ahead) {
       if (keep.has(task)) continue;
       this.ahead.delete(task);
@@ -184,7 +201,7 @@ export class StewardJobs {
                 kind: 'offer',
                 path: result.path,
                 branch: laneBranch,
-                facts: await this.deps.offerFacts(result.path),
+                facts: await this.factsOf(result.path),
               }
             : { kind: 'failed', reason: result.reason };
       } finally {
@@ -225,11 +242,15 @@ export class StewardJobs {
     this.jobs.push(`provision:${taskId}`, async () => {
       const head = this.head();
       if (await this.deps.steward.moveToBase(path, head)) {
-        this.offers.push({ task_id: taskId, path, facts: await this.deps.offerFacts(path) });
+        this.offers.push({ task_id: taskId, path, facts: await this.factsOf(path) });
         this.deps.store.journal('lane-provisioned', { task: taskId, path, moved_to: head });
       } else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
       this.deps.wake();
     });
+  }
+
+  private async factsOf(path: string): Promise<Facts> {
+    return { ...(await this.deps.offerFacts(path)), readAt: performance.now() };
   }
 
   private pending(taskId: string): boolean {

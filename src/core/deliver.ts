@@ -107,8 +107,10 @@ async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boole
     ctx.persist(); // (the checks can take minutes: what is integrated so far is on disk meanwhile)
     const failing = await verifyCandidate(ctx, child, candidate, head);
     if (failing.length > 0) {
+      // (parked and written at once: minutes of checks are not run again after a crash)
       const logs = ctx.ports.store.integrationLogPath(child.task_id, candidate, '*');
       ctx.park(child.task_id, `batch_integration_check_failed: ${failing.join(', ')} (output: ${logs})`);
+      ctx.persist();
       return true;
     }
   }

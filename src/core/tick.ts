@@ -72,7 +72,11 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
   try {
     return await runTick(ctx, input);
   } catch (error) {
-    ctx.persist(); // what the failing step did before it failed stays, as each change always did
+    try {
+      ctx.persist(); // what the failing step did before it failed stays, as each change always did
+    } catch {
+      // (the tick's own error is the one to tell)
+    }
     throw error;
   }
 }

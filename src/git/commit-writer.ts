@@ -91,13 +91,17 @@ export class CommitWriter {
     const file = join(this.scratch, `c${this.n++}`);
     writeFileSync(file, body);
     return this.session
-      .ask(`${file}\n`, async (read) => {
-        const sha = await read.line();
-        if (!/^[0-9a-f]{40,64}$/.test(sha))
-          throw new Error(`git hash-object answered ${JSON.stringify(sha)}`);
-        this.written(sha, body);
-        return sha;
-      })
+      .ask(
+        `${file}\n`,
+        async (read) => {
+          const sha = await read.line();
+          if (!/^[0-9a-f]{40,64}$/.test(sha))
+            throw new Error(`git hash-object answered ${JSON.stringify(sha)}`);
+          this.written(sha, body);
+          return sha;
+        },
+        true,
+      ) // (the same commit object again: safe to repeat after a closed session)
       .finally(() => rmSync(file, { force: true }));
   }
 }

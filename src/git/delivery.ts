@@ -62,13 +62,15 @@ export interface DeliveryTree {
   /** The paths it holds, NUL-joined, and their files' stat data before git read them. */
   paths: string;
   stamps: string;
+  /** When git wrote the private index (after it read the files): its mtime, in ns. */
+  indexTime: bigint;
   tree: string;
   index: string;
   gitDir: string | null;
   scratch: string | null;
 }
 
-/** Each file's stat data (or that it is gone): any write to one changes it (ctime, ns). */
+/** Each file's stat data (or that it is gone). */
 function fileStamps(lanePath: string, paths: readonly string[]): string {
   return paths
     .map((p) => {
@@ -76,6 +78,19 @@ function fileStamps(lanePath: string, paths: readonly string[]): string {
       return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}` : '-';
     })
     .join('\0');
+}
+
+/**
+ * Whether every file was last changed before `time`. File times move in clock ticks, so a
+ * file rewritten in the same tick as it was stamped can keep its stat data: one not
+ * changed strictly before git wrote the index is not trusted (git's own rule for a
+ * "racily clean" index entry).
+ */
+function changedBefore(lanePath: string, paths: readonly string[], time: bigint): boolean {
+  return paths.every((p) => {
+    const st = lstatSync(join(lanePath, p), { bigint: true, throwIfNoEntry: false });
+    return !st || (st.ctimeNs < time && st.mtimeNs < time);
+  });
 }
 
 /**
@@ -95,7 +110,16 @@ export async function buildDeliveryTree(
   const gitDir = linkedGitDir(lanePath);
   const scratch = gitDir === null ? scratchDir('lanes-index') : null;
   const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, 'lanes-delivery-index');
-  const built = { base, paths: paths.join('\0'), stamps: '', tree: '', index, gitDir, scratch };
+  const built = {
+    base,
+    paths: paths.join('\0'),
+    stamps: '',
+    indexTime: 0n,
+    tree: '',
+    index,
+    gitDir,
+    scratch,
+  };
   const env = { GIT_INDEX_FILE: index };
   try {
     rmSync(index, { force: true }); // (one a crash left)
@@ -117,6 +141,7 @@ export async function buildDeliveryTree(
     built.stamps = fileStamps(lanePath, paths); // (before git reads them)
     if (paths.length > 0) await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
     built.tree = await gitLine(lanePath, ['write-tree'], { env });
+    built.indexTime = lstatSync(index, { bigint: true }).mtimeNs;
     return built;
   } catch (error) {
     dropDeliveryTree(built);
@@ -140,7 +165,8 @@ function stillCurrent(
     built !== null &&
     built.base === base &&
     built.paths === paths.join('\0') &&
-    built.stamps === fileStamps(lanePath, paths)
+    built.stamps === fileStamps(lanePath, paths) &&
+    changedBefore(lanePath, paths, built.indexTime)
   );
 }
 

@@ -140,9 +140,12 @@ export class GitHelper {
     if (this.child) return this.child;
     const env = { ...process.env };
     delete env.NODE_OPTIONS; // the helper needs none of lanes' loaders or flags
+    // In a process group of its own, like the executors it starts: a Ctrl-C in lanes'
+    // terminal stops lanes, not the helper (which then ends with lanes' pipe) nor them.
     const child = spawn(process.execPath, ['-e', HELPER_SOURCE], {
       env,
       stdio: ['pipe', 'pipe', 'ignore'],
+      detached: true,
     });
     child.stdout?.setEncoding('utf8');
     child.stdout?.on('data', (chunk: string) => this.receive(chunk));

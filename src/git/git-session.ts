@@ -5,9 +5,12 @@ import { BASE_ARGS, GIT_ENV } from './git.js';
 // One long-lived git process that answers requests over its stdin and stdout
 // (`cat-file --batch`, `update-ref --stdin`, `hash-object --stdin-paths`): started once per
 // repository, so a read or a ref update costs a pipe round trip instead of a fork
-// (docs/DECISIONS.md "Git speed"). Requests run one after another. When git exits (a failed
-// transaction ends `update-ref --stdin`), the request in flight fails and the next one
-// starts a new process. While idle the process does not keep lanes alive.
+// (docs/DECISIONS.md "Git speed"). A session takes either `request`s, each written when the
+// one before has its answer, or `ask`s, written at once and answered in turn (pipelined);
+// never both (their answers would cross). When git exits (a failed transaction ends
+// `update-ref --stdin`, a bad entry ends `mktree`), what was waiting for it fails
+// (SessionClosed) and the next request starts a new process. While idle the process does
+// not keep lanes alive.
 
 export class SessionClosed extends Error {
   constructor(
@@ -123,11 +126,18 @@ export class GitSession {
   /**
    * A request written at once, its answer read in turn: requests from everywhere in lanes
    * (every lane's jobs and the tick) are pipelined instead of waiting for each other's round
-   * trip. For a git that answers every request in order and stays up when one fails
-   * (`cat-file --batch-command`, `hash-object --stdin-paths`, `mktree --batch`); an answer
-   * is read only from the process the request went to (SessionClosed if that one ended).
+   * trip. For a git that answers every request in order (`cat-file --batch-command`,
+   * `hash-object --stdin-paths`, `mktree --batch`); an answer is read only from the process
+   * the request went to: if that one ended (a bad request ends `mktree`), every request
+   * written to it fails with SessionClosed, and `retry` repeats a request that is safe to
+   * repeat once, in a new process.
    */
-  ask<T>(text: string, answer: (read: StreamReader) => Promise<T>): Promise<T> {
+  ask<T>(text: string, answer: (read: StreamReader) => Promise<T>, retry = false): Promise<T> {
+    if (retry)
+      return this.ask(text, answer).catch((error: unknown) => {
+        if (!(error instanceof SessionClosed)) throw error;
+        return this.ask(text, answer);
+      });
     this.pending++;
     const child = this.start();
     const reader = this.reader;

@@ -97,7 +97,8 @@ function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawRe
   }
   if (!serial) return runInProcess(cwd, argv, options);
   const run = inProcessSerial.then(() => runInProcess(cwd, argv, options));
-  inProcessSerial = run.then(() => undefined);
+  const settled = () => undefined;
+  inProcessSerial = run.then(settled, settled); // (a failed one does not stop the ones after it)
   return run;
 }
 

@@ -23,12 +23,17 @@ export class TreeWriter {
   /** Writes a tree of `entries` (any order); its object name. */
   write(entries: readonly TreeEntry[]): Promise<string> {
     const text = entries.map((e) => `${e.mode} ${typeOf(e.mode)} ${e.sha}\t${e.name}\0`).join('') + '\0';
-    return this.session.ask(text, async (read) => {
-      const sha = await read.line();
-      if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`git mktree answered ${JSON.stringify(sha)}`);
-      this.written(sha, entries);
-      return sha;
-    });
+    // (writing a tree again writes the same object: safe to repeat after a closed session)
+    return this.session.ask(
+      text,
+      async (read) => {
+        const sha = await read.line();
+        if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new Error(`git mktree answered ${JSON.stringify(sha)}`);
+        this.written(sha, entries);
+        return sha;
+      },
+      true,
+    );
   }
 }
 

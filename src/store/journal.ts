@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { ensureStateDir, readStateFile } from './safe-fs.js';
@@ -89,8 +89,15 @@ export class Journal {
     return entry;
   }
 
+  /** The kept fd is still the file at the path (not removed or replaced meanwhile). */
+  private stillAtPath(fd: number): boolean {
+    const here = lstatSync(this.path, { throwIfNoEntry: false });
+    const kept = fstatSync(fd);
+    return here !== undefined && here.ino === kept.ino && here.dev === kept.dev;
+  }
+
   private open(): number {
-    if (this.fd !== null && existsSync(this.path)) return this.fd; // (not removed meanwhile)
+    if (this.fd !== null && this.stillAtPath(this.fd)) return this.fd;
     if (this.fd !== null) closeSync(this.fd);
     ensureStateDir(this.stateDir, dirname(this.path));
     this.fd = openSync(
