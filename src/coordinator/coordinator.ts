@@ -191,7 +191,7 @@ export class Coordinator {
         // A drop or a cancel never meets a lane half made or half removed.
         if (waysOut.input.drops.length > 0 || waysOut.input.cancel) {
           await this.jobs.idle();
-          await this.runner.exitsEnded();
+          await this.runner.queue.ended();
         }
         const lanes = await this.jobs.take();
         this.runner.throwFailure(); // (an executor that could not be started, beside the loop)
@@ -200,13 +200,13 @@ export class Coordinator {
         // max_parallel lanes are offered before one is taken: the wait is short).
         // Review verdicts can settle a child too: they wait with the exits.
         const holdExits = lanes.offers.length > 0;
-        const exited = holdExits ? [] : this.runner.takeExits();
+        const exited = holdExits ? [] : this.runner.queue.take();
         const input = {
           ...waysOut.input,
           ...lanes,
           exited,
           releasing: this.jobs.releasing(),
-          ending: this.runner.endingTasks(), // (after the exits are taken: those are not ending)
+          ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)
           reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
           ...(this.approval ? { approval: this.approval } : {}),
@@ -217,7 +217,7 @@ export class Coordinator {
           ...this.options.ports,
           headMoved: (head: string, integrated: number) => jobs.headMoved(head, integrated),
         };
-        const report = await tick(ports, input).finally(() => this.runner.tickDone());
+        const report = await tick(ports, input).finally(() => this.runner.queue.tickDone());
         await this.waysOut.afterTick(waysOut.files, report.children);
         if (input.approval) {
           this.plan = this.options.ports.store.readPlan();
@@ -237,7 +237,7 @@ export class Coordinator {
           if (await this.act(handoff, report)) again = true;
         }
         this.keepLanesAhead(report);
-        if (this.runner.exits.length || this.reviews.length) again = true;
+        if (this.runner.queue.exits.length || this.reviews.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
         // A lane job still out finishes first (it wakes the loop): its offer or release is recorded.
@@ -247,7 +247,7 @@ export class Coordinator {
         const idle = this.runner.live.size === 0 && !this.woken && !this.jobs.busy;
         if (this.stopping || ((stopped || idle) && !this.options.waitForHuman)) return this.result(report);
         await this.nextEvent();
-        if (this.stopping && this.runner.exits.length === 0) return this.result(report);
+        if (this.stopping && this.runner.queue.exits.length === 0) return this.result(report);
       }
     } finally {
       clearInterval(timer);

@@ -10,7 +10,6 @@ import type { Attempt, KernelRecord } from '../core/kernel.js';
 import type { Plan, PlanChild } from '../core/plan.js';
 import type { Clock, CoordinatorStorePort, WorktreePort } from '../core/ports.js';
 import type { Handoff } from '../core/report.js';
-import type { ExitNotice } from '../core/tick.js';
 import { readExitStatus } from '../hosts/exit-status.js';
 import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../hosts/host.js';
@@ -19,6 +18,7 @@ import { learnSessionId } from './agent-launch.js';
 import { launchAttempt } from './attempt-launch.js';
 import { AgentTurns } from './agent-turns.js';
 import { closeFinished } from './session-close.js';
+import { ExitQueue } from './exit-queue.js';
 import { LaneWatch } from './lane-watch.js';
 import { stopRecordedExecutor, stopSession } from './stop-executors.js';
 import type { LaneHealth } from './lane-watch.js';
@@ -64,7 +64,8 @@ export interface RunnerOptions {
 
 export class ExecutorRunner {
   readonly live = new Map<string, Live>();
-  readonly exits: ExitNotice[] = [];
+  /** The exits on their way to the tick. */
+  readonly queue = new ExitQueue();
   readonly watch: LaneWatch;
   /** Suspect exits in a row (src/core/dispatch-health.ts). */
   private suspectStreak = 0;
@@ -87,7 +88,7 @@ export class ExecutorRunner {
       sessionOf: (task) => this.sessionOf(task),
       agentOf: (task) => agentOf(this.profileOf(task).profile),
       turnEnded: (task) => {
-        this.exits.push({ task_id: task, code: null, signal: null, turn_end: true });
+        this.queue.push({ task_id: task, code: null, signal: null, turn_end: true });
         this.events.wake();
       },
       waiting: (task) => this.watch.markWaiting(task),
@@ -146,7 +147,7 @@ export class ExecutorRunner {
     const facts = () => ({
       handoff: h,
       liveRunId: this.live.get(h.task_id)?.runId ?? null,
-      exitQueued: this.exits.some((e) => e.task_id === h.task_id),
+      exitQueued: this.queue.queued(h.task_id),
       kernel,
       paused: this.paused,
       inPlan: child !== undefined,
@@ -210,7 +211,7 @@ export class ExecutorRunner {
     const found = await lookForAttempt(this.host, open, this.store.logDir(h.task_id), h);
     const task = h.task_id;
     if (found.kind === 'ended') {
-      this.exits.push({ task_id: task, code: found.exit.code, signal: found.exit.signal, host: open.host });
+      this.queue.push({ task_id: task, code: found.exit.code, signal: found.exit.signal, host: open.host });
       this.store.journal('executor-reattached', {
         task,
         attempt: open.n,
@@ -314,48 +315,16 @@ export class ExecutorRunner {
     this.events.exited(h.task_id, exit); // (the screen shows it ended while its QA runs)
     // Left to the tick: an executor lanes stopped (a drop, a cancel: its lane is going), and
     // a child whose turn end the tick has in hand or waiting (both would run QA in the lane).
-    const tickHasIt = this.inTick.has(h.task_id) || this.exits.some((e) => e.task_id === h.task_id);
+    const tickHasIt = this.queue.tickHas(h.task_id);
     const ending =
       stoppedByLanes || tickHasIt || !child ? undefined : this.options.endAttempt?.(child, { ...exit, host });
-    if (ending) this.ending.set(h.task_id, ending);
     // A failure there leaves the exit to the tick, which does the same work again (and
     // meets the same error, if it lasts, where every tick error goes).
-    const recorded = ending
-      ? await ending.catch(() => false).finally(() => this.ending.delete(h.task_id))
-      : false;
+    const recorded = ending ? await this.queue.endBeside(h.task_id, ending) : false;
     // (live until here: no executor handoff starts this lane again while its exit is ended)
     this.live.delete(h.task_id);
-    this.exits.push({ task_id: h.task_id, code: exit.code, signal: exit.signal, host, recorded });
+    this.queue.push({ task_id: h.task_id, code: exit.code, signal: exit.signal, host, recorded });
     this.events.wake();
-  }
-
-  /** Exits being ended beside the loop, by child. */
-  private readonly ending = new Map<string, Promise<boolean>>();
-  /** Children whose exit or turn end the tick in progress was handed (takeExits). */
-  private inTick = new Set<string>();
-
-  /** The exits for the next tick; their children count as in the tick until tickDone. */
-  takeExits(): ExitNotice[] {
-    const taken = this.exits.splice(0);
-    this.inTick = new Set(taken.map((e) => e.task_id));
-    return taken;
-  }
-
-  tickDone(): void {
-    this.inTick = new Set();
-  }
-
-  /**
-   * Children whose exit is being ended beside the loop, or was and waits in `exits`: the
-   * tick leaves them as running until it is handed their exit (TickInput.ending).
-   */
-  endingTasks(): string[] {
-    return [...this.ending.keys(), ...this.exits.filter((e) => e.recorded).map((e) => e.task_id)];
-  }
-
-  /** Resolves once no exit is being ended beside the loop (a drop or a cancel waits for it). */
-  async exitsEnded(): Promise<void> {
-    await Promise.allSettled([...this.ending.values()]);
   }
 
   /** Executors stopped on purpose (drop, cancel): their exit says nothing of dispatch health. */
@@ -392,7 +361,7 @@ export class ExecutorRunner {
 
   async dispose(): Promise<void> {
     await this.launched();
-    await this.exitsEnded();
+    await this.queue.ended();
     this.throwFailure(); // (one the loop did not meet before it ended)
     await this.turns.close();
   }

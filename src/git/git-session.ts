@@ -105,22 +105,10 @@ export class GitSession {
   /** Runs one request: `talk` writes to git and reads its answer; requests never interleave. */
   request<T>(talk: (write: (text: string) => void, read: StreamReader) => Promise<T>): Promise<T> {
     this.pending++;
-    const run = async (): Promise<T> => {
+    return this.inTurn(() => {
       const child = this.start();
-      const reader = this.reader;
-      try {
-        return await talk((text) => child.stdin.write(text), reader);
-      } catch (error) {
-        if (error instanceof Error && error.message === 'stream ended')
-          throw new SessionClosed(this.args[0] ?? '', this.stderr);
-        throw error;
-      } finally {
-        if (--this.pending === 0) this.idle();
-      }
-    };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => {});
-    return result;
+      return talk((text) => child.stdin.write(text), this.reader);
+    });
   }
 
   /**
@@ -142,9 +130,14 @@ export class GitSession {
     const child = this.start();
     const reader = this.reader;
     child.stdin.write(text);
+    return this.inTurn(() => answer(reader));
+  }
+
+  /** Runs `step` after every request before it; a read of an ended process is SessionClosed. */
+  private inTurn<T>(step: () => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       try {
-        return await answer(reader);
+        return await step();
       } catch (error) {
         if (error instanceof Error && error.message === 'stream ended')
           throw new SessionClosed(this.args[0] ?? '', this.stderr);
