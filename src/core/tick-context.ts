@@ -8,8 +8,8 @@ import { park } from './transitions.js';
 // move lanes along (WRITTEN_AT_END) write the record once, when the next step begins,
 // instead of once a child: a step that integrates three lanes writes it once, and a crash
 // before that write leaves the integrations to the next tick's adopt step, as a crash
-// after one of them always did. Journal lines of a change wait for its write, so the
-// journal never runs ahead of the record.
+// after one of them always did. A journal line that comes after a change not written yet
+// waits for that write: the journal does not tell of a change the record may lose.
 
 /** The tick step in progress: names the crash point after its persist (`tick-persist:<step>`). */
 export type TickStep =
