@@ -88,6 +88,11 @@ function journal(repo: string, batch: string): Entry[] {
     .map((l) => JSON.parse(l) as Entry);
 }
 
+/** Where the journal first has `event` for `task` (-1: nowhere). */
+function at(entries: Entry[], event: string, task: string): number {
+  return entries.findIndex((e) => e.event === event && e.task === task);
+}
+
 function count(entries: Entry[], event: string, task?: string): number {
   return entries.filter((e) => e.event === event && (task === undefined || e.task === task)).length;
 }
@@ -348,12 +353,10 @@ describe('lanes start: parallel lanes', () => {
       const ahead = entries.filter((e) => e.event === 'lane-made-ahead').map((e) => e.task!);
       expect(ahead.length).toBeGreaterThan(0);
       expect(new Set(ahead).size).toBe(ahead.length);
-      const at = (event: string, task: string) =>
-        entries.findIndex((e) => e.event === event && e.task === task);
       for (const task of ahead) {
         // made before its turn, offered at it
-        expect(at('lane-made-ahead', task), task).toBeLessThan(at('lane-requested', task));
-        expect(at('lane-requested', task), task).toBeLessThan(at('lane-provisioned', task));
+        expect(at(entries, 'lane-made-ahead', task), task).toBeLessThan(at(entries, 'lane-requested', task));
+        expect(at(entries, 'lane-requested', task), task).toBeLessThan(at(entries, 'lane-provisioned', task));
       }
       expect(count(entries, 'lane-discarded')).toBe(0);
     }
@@ -453,10 +456,8 @@ describe('a slow check holds up only its own lane', () => {
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(sibling).toBe(true);
     const entries = journal(repo, 'slowqa');
-    const at = (event: string, task: string) =>
-      entries.findIndex((e) => e.event === event && e.task === task);
-    expect(at('integrated', 'b')).toBeLessThan(at('qa-passed', 'a'));
-    expect(at('integrated', 'c')).toBeLessThan(at('qa-passed', 'a'));
+    expect(at(entries, 'integrated', 'b')).toBeLessThan(at(entries, 'qa-passed', 'a'));
+    expect(at(entries, 'integrated', 'c')).toBeLessThan(at(entries, 'qa-passed', 'a'));
     expect(readRecord(repo, 'slowqa')!.batch_state).toBe('completed');
   }, 120_000);
 });

@@ -288,6 +288,24 @@ describe('HeadlessHost', () => {
     await until(() => isGone(bg), `background child ${bg} to end`, poll());
   });
 
+  it('starts it itself when the process helper is off, with the same transcript, exit and group', async () => {
+    process.env.LANES_PROCESS_HELPER = '0';
+    try {
+      const spec = launch(sh('echo one; echo two; exit 6'));
+      const session = await headlessHost().open(spec);
+      expect(await session.exited).toEqual({ code: 6, signal: null });
+      expect(readExitStatus(spec.statusPath)).toEqual({ code: 6, signal: null });
+      expect(readFileSync(spec.logPath, 'utf8')).toBe('one\ntwo\n');
+      expect(session.recentLines(5)).toEqual(['one', 'two']);
+      const sleeper = await headlessHost().open(launch(sh('sleep 60')));
+      expect(processGroupOf(sleeper.pid!)).toBe(sleeper.pid);
+      sleeper.kill('SIGTERM');
+      expect(await sleeper.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    } finally {
+      delete process.env.LANES_PROCESS_HELPER;
+    }
+  });
+
   it('runs the executor in its own process group, and kill reaches a background grandchild', async () => {
     const spec = launch(sh('sleep 60 & echo "grandchild:$!"; wait'));
     const session = await headlessHost().open(spec);

@@ -81,7 +81,14 @@ async function runBatch(point: string | null, nth: number): Promise<Run> {
   let runIds = 0;
   const newRunId = () => `run-${++runIds}`;
   const { stateDir } = await findRepo(repoDir);
-  const writes = new Set(['writeRecord', 'writeKernel', 'writeReport', 'writePlan', 'journal']);
+  const writes = new Set<string>([
+    'writeRecord',
+    'writeKernel',
+    'writeReport',
+    'flushReport',
+    'writePlan',
+    'journal',
+  ] satisfies (keyof BatchFiles)[]);
   const store = new Proxy(new BatchFiles(stateDir, 'x'), {
     get(target, key) {
       if (port.state.down && typeof key === 'string' && writes.has(key)) return () => {};

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endAttempt, laneFactsOf } from '../src/core/attempt-end.js';
+import { BatchFiles } from '../src/store/batch-files.js';
 import { LanesError } from '../src/core/errors.js';
 import type { KernelRecord } from '../src/core/kernel.js';
 import type { BatchRecord, ChildRecord } from '../src/core/record.js';
@@ -492,10 +493,7 @@ describe('an exit ended beside the loop (core/attempt-end.ts)', () => {
     expect(child(report, 'A').state).toBe('integrated');
     expect(child(report, 'A').lane!.lane_commit).toBe(tip);
     expect(readKernel(repoDir, 'end', 'A')).toEqual(kernel); // nothing recorded twice
-    const events = readFileSync(join(stateDir(repoDir), 'end.events.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { event: string; task?: string });
+    const events = (d.ports().store as BatchFiles).journalFile.read().entries;
     for (const name of ['executor-exited', 'qa-passed', 'integrated'])
       expect(
         events.filter((e) => e.event === name && e.task === 'A'),

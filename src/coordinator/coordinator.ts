@@ -71,6 +71,8 @@ export class Coordinator {
   private readonly steward: Steward;
   /** Provisions and releases, carried out beside the loop (src/coordinator/steward-jobs.ts). */
   private readonly jobs: StewardJobs;
+  /** The ports, and the lane jobs told when a tick's integrations move the head (headMoved). */
+  private readonly tickPorts: TickPorts;
   private plan: Plan;
   private reviews: ReviewVerdict[] = [];
   private approval: Approval | undefined;
@@ -97,6 +99,8 @@ export class Coordinator {
       notice: (text) => this.emit({ kind: 'notice', text }),
       offerFacts: (path) => options.ports.git.offerFacts(path),
     });
+    const jobs = this.jobs;
+    this.tickPorts = { ...ports, headMoved: (head, integrated) => jobs.headMoved(head, integrated) };
     const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
@@ -212,12 +216,7 @@ export class Coordinator {
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;
-        const jobs = this.jobs;
-        const ports = {
-          ...this.options.ports,
-          headMoved: (head: string, integrated: number) => jobs.headMoved(head, integrated),
-        };
-        const report = await tick(ports, input).finally(() => this.runner.queue.tickDone());
+        const report = await tick(this.tickPorts, input).finally(() => this.runner.queue.tickDone());
         await this.waysOut.afterTick(waysOut.files, report.children);
         if (input.approval) {
           this.plan = this.options.ports.store.readPlan();

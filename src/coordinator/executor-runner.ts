@@ -19,6 +19,7 @@ import { launchAttempt } from './attempt-launch.js';
 import { AgentTurns } from './agent-turns.js';
 import { closeFinished } from './session-close.js';
 import { ExitQueue } from './exit-queue.js';
+import { HeldFailure } from './held-failure.js';
 import { LaneWatch } from './lane-watch.js';
 import { stopRecordedExecutor, stopSession } from './stop-executors.js';
 import type { LaneHealth } from './lane-watch.js';
@@ -57,9 +58,9 @@ export interface RunnerOptions {
   hookArgv?: readonly string[];
   /**
    * Ends an exited attempt beside the loop (core/attempt-end.ts endAttempt): true when the
-   * kernel now records the exit, its QA and its delivery. Absent: the tick does it all.
+   * kernel now records the exit, its QA and its delivery (false: the tick does it all).
    */
-  endAttempt?: (child: ChildRecord, exit: ExitInfo & { host: string }) => Promise<boolean>;
+  endAttempt: (child: ChildRecord, exit: ExitInfo & { host: string }) => Promise<boolean>;
 }
 
 export class ExecutorRunner {
@@ -159,7 +160,7 @@ export class ExecutorRunner {
       kernel = this.abandon(h.task_id, kernel, step.attempt.n);
       step = nextExecutorStep(facts());
     }
-    if (step.kind !== 'start' || !child || !kernel || this.failure !== null) return false;
+    if (step.kind !== 'start' || !child || !kernel || this.failure.held) return false;
     // Started beside the loop: the loop ticks on while the host opens it (the process
     // helper forks it, a Herdr tab opens), and the child counts as live from now on, so
     // no handoff starts it twice. A stop or a kill waits for the start (stop, killAll).
@@ -167,7 +168,7 @@ export class ExecutorRunner {
     live.launching = this.launch(h, child, kernel, live).catch((error: unknown) => {
       // (one that started and failed after: it runs, and stays live)
       if (this.live.get(h.task_id) === live && live.session === null) this.live.delete(h.task_id);
-      this.failure ??= error;
+      this.failure.hold(error);
       this.events.wake();
     });
     this.live.set(h.task_id, live);
@@ -192,13 +193,10 @@ export class ExecutorRunner {
   }
 
   /** A start that failed beside the loop (ensure): thrown in the loop, as when it was awaited there. */
-  private failure: unknown = null;
+  private readonly failure = new HeldFailure();
 
   throwFailure(): void {
-    if (this.failure === null) return;
-    const error = this.failure;
-    this.failure = null;
-    throw error;
+    this.failure.throwHeld();
   }
 
   /** Resolves once no executor is being started. */
@@ -317,7 +315,7 @@ export class ExecutorRunner {
     // a child whose turn end the tick has in hand or waiting (both would run QA in the lane).
     const tickHasIt = this.queue.tickHas(h.task_id);
     const ending =
-      stoppedByLanes || tickHasIt || !child ? undefined : this.options.endAttempt?.(child, { ...exit, host });
+      stoppedByLanes || tickHasIt || !child ? undefined : this.options.endAttempt(child, { ...exit, host });
     // A failure there leaves the exit to the tick, which does the same work again (and
     // meets the same error, if it lasts, where every tick error goes).
     const recorded = ending ? await this.queue.endBeside(h.task_id, ending) : false;

@@ -2,6 +2,7 @@ import type { CoordinatorStorePort, OfferFacts } from '../core/ports.js';
 import { expectedHead } from '../core/lineage.js';
 import type { Handoff } from '../core/report.js';
 import type { Host } from '../hosts/host.js';
+import { HeldFailure } from './held-failure.js';
 import { LaneJobs } from './lane-jobs.js';
 import type { Steward } from './steward.js';
 
@@ -16,7 +17,7 @@ import type { Steward } from './steward.js';
 export type Offer = { task_id: string; path: string; facts?: Facts };
 
 /** OfferFacts and when they were read (performance.now()). */
-type Facts = OfferFacts & { readAt?: number };
+type Facts = OfferFacts & { readAt: number };
 
 /**
  * Facts older than this are read again by the admission: a lane made ahead can wait for a
@@ -58,13 +59,13 @@ export class StewardJobs {
    * report no longer counts it among the next: removed again).
    */
   private readonly making = new Map<string, 'hand' | 'ahead' | 'discard'>();
-  private failure: unknown = null;
+  private readonly failure = new HeldFailure();
   private readonly jobs: LaneJobs;
 
   constructor(private readonly deps: StewardJobsDeps) {
     this.jobs = new LaneJobs(
       (_key, error) => {
-        this.failure ??= error;
+        this.failure.hold(error);
         deps.wake();
       },
       () => deps.wake(), // (a kept release or a lane made ahead wakes nothing else)
@@ -86,11 +87,7 @@ export class StewardJobs {
    * on an older head would only be refused (DESIGN §7). A job that threw throws here, in the loop.
    */
   async take(): Promise<{ offers: Offer[]; setupFailures: Failure[] }> {
-    if (this.failure !== null) {
-      const error = this.failure;
-      this.failure = null;
-      throw error;
-    }
+    this.failure.throwHeld();
     const offers = this.offers.splice(0);
     const setupFailures = this.failures.splice(0);
     if (offers.length > 0) await this.bringToHead(this.head(), offers);
@@ -104,13 +101,11 @@ export class StewardJobs {
   private async bringToHead(head: string, offers: readonly Offer[]): Promise<void> {
     await Promise.all(
       offers.map(async (offer) => {
-        const { task_id: task, path } = offer;
-        await this.jobs.doneWith(task);
+        await this.jobs.doneWith(offer.task_id);
         // A lane that cannot move is offered as it is: the tick refuses it and says why.
-        const brought = await this.deps.steward.bringToBase(path, head);
-        if (brought === 'moved') this.deps.store.journal('lane-provisioned', { task, path, moved_to: head });
+        const brought = await this.moveLane(offer.task_id, offer.path, head, 'lane-provisioned');
         // (a clean lane moved by `reset --keep` is still clean: only its HEAD is new)
-        const fresh = offer.facts && performance.now() - (offer.facts.readAt ?? 0) < FACTS_FRESH_MS;
+        const fresh = offer.facts && performance.now() - offer.facts.readAt < FACTS_FRESH_MS;
         if (brought !== 'refused' && fresh) offer.facts = { ...offer.facts!, head };
         else delete offer.facts; // (read again by the admission)
       }),
@@ -131,10 +126,19 @@ export class StewardJobs {
       .sort(([a], [b]) => rank(a) - rank(b));
     const offered = this.offers.map((o) => [o.task_id, o.path] as const);
     for (const [task, path] of [...offered, ...made.slice(0, integrated)])
-      this.jobs.push(`move:${task}`, async () => {
-        if ((await this.deps.steward.bringToBase(path, head)) === 'moved')
-          this.deps.store.journal('lane-moved', { task, path, moved_to: head });
-      });
+      this.jobs.push(`move:${task}`, async () => void (await this.moveLane(task, path, head, 'lane-moved')));
+  }
+
+  /** Brings a lane to `head` (nothing when it is there), journaled as `event` when it moved. */
+  private async moveLane(
+    task: string,
+    path: string,
+    head: string,
+    event: 'lane-provisioned' | 'lane-moved',
+  ): Promise<'at-base' | 'moved' | 'refused'> {
+    const brought = await this.deps.steward.bringToBase(path, head);
+    if (brought === 'moved') this.deps.store.journal(event, { task, path, moved_to: head });
+    return brought;
   }
 
   /** A failure the loop itself found (a refused lane that cannot be moved): to the next tick. */
@@ -240,11 +244,9 @@ export class StewardJobs {
   /** A lane refused for a batch head that moved: moved to the head as it is when the job runs. */
   moveToHead(taskId: string, path: string): void {
     this.jobs.push(`provision:${taskId}`, async () => {
-      const head = this.head();
-      if (await this.deps.steward.moveToBase(path, head)) {
+      if ((await this.moveLane(taskId, path, this.head(), 'lane-provisioned')) !== 'refused')
         this.offers.push({ task_id: taskId, path, facts: await this.factsOf(path) });
-        this.deps.store.journal('lane-provisioned', { task: taskId, path, moved_to: head });
-      } else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
+      else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
       this.deps.wake();
     });
   }

@@ -27,9 +27,10 @@ export async function trashDroppedLanes(
   const wt = worktrees;
   const wanted = lanesToTrash(record).filter((l) => !busy(l.task_id) && wt.exists(l.path));
   if (wanted.length === 0) return [];
+  const trees = await wt.list(); // (one listing for every lane: `git worktree list` waits its turn)
   const done: Trashed[] = [];
   for (const lane of wanted) {
-    const tree = await wt.at(lane.path);
+    const tree = await wt.at(lane.path, trees);
     if (!tree || tree.branch !== lane.branch) continue; // not our worktree (any more): left alone
     const tip = await wt.keepWork(lane.path, lane.branch);
     crashPoint('after-lane-kept', lane.task_id);

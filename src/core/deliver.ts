@@ -75,7 +75,6 @@ export async function integrateCommitted(ctx: TickContext): Promise<void> {
   const committed = new Set(
     ctx.record.children.filter((c) => c.state === 'lane_committed').map((c) => c.task_id),
   );
-  const before = expectedHead(ctx.record);
   let integrated = 0;
   for (const planned of ctx.plan.children) {
     if (!committed.has(planned.id)) continue;
@@ -84,8 +83,7 @@ export async function integrateCommitted(ctx: TickContext): Promise<void> {
     if (!(await integrateOne(ctx, child))) break; // the branch moved under us: next tick
     if (ctx.child(planned.id).state === 'integrated') integrated++;
   }
-  const head = expectedHead(ctx.record);
-  if (head !== before) ctx.ports.headMoved?.(head, integrated);
+  if (integrated > 0) ctx.ports.headMoved?.(expectedHead(ctx.record), integrated);
 }
 
 async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boolean> {

@@ -65,8 +65,11 @@ export interface WorktreePort {
   list(): Promise<WorktreeInfo[]>;
   /** The real path (symlinks resolved), or null when nothing is there. */
   realpath(path: string): string | null;
-  /** The worktree at `path` (compared real), or undefined when none is there. */
-  at(path: string): Promise<WorktreeInfo | undefined>;
+  /**
+   * The worktree at `path` (compared real), or undefined when none is there; among `listed`
+   * (a `list()` the caller made already, for several paths) when given.
+   */
+  at(path: string, listed?: readonly WorktreeInfo[]): Promise<WorktreeInfo | undefined>;
   exists(path: string): boolean;
   /** Nothing changed, staged or untracked. */
   isClean(path: string): Promise<boolean>;

@@ -62,35 +62,30 @@ export interface DeliveryTree {
   /** The paths it holds, NUL-joined, and their files' stat data before git read them. */
   paths: string;
   stamps: string;
-  /** When git wrote the private index (after it read the files): its mtime, in ns. */
-  indexTime: bigint;
+  /**
+   * Every file was last changed before git wrote the private index. File times move in
+   * clock ticks, so a file rewritten in the tick it was stamped in can keep its stat data:
+   * without this the stamps prove nothing (git's own rule for a "racily clean" entry).
+   */
+  trusted: boolean;
   tree: string;
   index: string;
   gitDir: string | null;
   scratch: string | null;
 }
 
-/** Each file's stat data (or that it is gone). */
-function fileStamps(lanePath: string, paths: readonly string[]): string {
-  return paths
+/** Each file's stat data (or that it is gone), and the latest time one of them changed. */
+function fileStamps(lanePath: string, paths: readonly string[]): { text: string; latest: bigint } {
+  let latest = 0n;
+  const text = paths
     .map((p) => {
       const st = lstatSync(join(lanePath, p), { bigint: true, throwIfNoEntry: false });
-      return st ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}` : '-';
+      if (!st) return '-';
+      for (const t of [st.mtimeNs, st.ctimeNs]) if (t > latest) latest = t;
+      return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
     })
     .join('\0');
-}
-
-/**
- * Whether every file was last changed before `time`. File times move in clock ticks, so a
- * file rewritten in the same tick as it was stamped can keep its stat data: one not
- * changed strictly before git wrote the index is not trusted (git's own rule for a
- * "racily clean" index entry).
- */
-function changedBefore(lanePath: string, paths: readonly string[], time: bigint): boolean {
-  return paths.every((p) => {
-    const st = lstatSync(join(lanePath, p), { bigint: true, throwIfNoEntry: false });
-    return !st || (st.ctimeNs < time && st.mtimeNs < time);
-  });
+  return { text, latest };
 }
 
 /**
@@ -114,7 +109,7 @@ export async function buildDeliveryTree(
     base,
     paths: paths.join('\0'),
     stamps: '',
-    indexTime: 0n,
+    trusted: false,
     tree: '',
     index,
     gitDir,
@@ -138,10 +133,11 @@ export async function buildDeliveryTree(
       rmSync(index, { force: true });
       await git(lanePath, ['read-tree', base], { env });
     }
-    built.stamps = fileStamps(lanePath, paths); // (before git reads them)
+    const stamped = fileStamps(lanePath, paths); // (before git reads them)
+    built.stamps = stamped.text;
     if (paths.length > 0) await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
     built.tree = await gitLine(lanePath, ['write-tree'], { env });
-    built.indexTime = lstatSync(index, { bigint: true }).mtimeNs;
+    built.trusted = stamped.latest < lstatSync(index, { bigint: true }).mtimeNs;
     return built;
   } catch (error) {
     dropDeliveryTree(built);
@@ -165,8 +161,8 @@ function stillCurrent(
     built !== null &&
     built.base === base &&
     built.paths === paths.join('\0') &&
-    built.stamps === fileStamps(lanePath, paths) &&
-    changedBefore(lanePath, paths, built.indexTime)
+    built.trusted &&
+    built.stamps === fileStamps(lanePath, paths).text
   );
 }
 

@@ -16,6 +16,8 @@ export const HELPER_SOURCE = `
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const { createInterface } = require('node:readline');
+const { dirname } = require('node:path');
+const { StringDecoder } = require('node:string_decoder');
 const out = (answer) => process.stdout.write(JSON.stringify(answer) + '\\n');
 const serial = [];
 let serialRunning = false;
@@ -43,82 +45,87 @@ function runGit(req, done) {
     child.stdin.end(req.input);
   }
 }
-function runCheck(req) {
+// A process in a group of its own: stdout and stderr as they come, the raw bytes into a log
+// cut at req.logLimit (with cutNote), decoded once for onText; what it left running in its
+// group is killed when it exits. Throws when the log cannot be opened.
+function spawnLogged(req, logFlags, cutNote, onText) {
   let fd = null;
+  if (req.logPath) {
+    fs.mkdirSync(dirname(req.logPath), { recursive: true });
+    fd = fs.openSync(req.logPath, logFlags);
+  }
   let written = 0;
+  const log = (bytes) => {
+    if (fd === null || written >= req.logLimit) return;
+    const part = bytes.subarray(0, req.logLimit - written);
+    fs.writeSync(fd, part);
+    written += part.length;
+    if (written >= req.logLimit) fs.writeSync(fd, cutNote);
+  };
+  const decoder = new StringDecoder('utf8');
+  const child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const killGroup = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch {} };
+  const take = (chunk) => { log(chunk); onText(decoder.write(chunk)); };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  child.on('exit', killGroup);
+  return {
+    child,
+    killGroup,
+    /** A line of lanes' own, into the log and the text. */
+    note: (text) => { log(Buffer.from(text)); onText(text); },
+    close: () => { if (fd !== null) fs.closeSync(fd); fd = null; },
+  };
+}
+function runCheck(req) {
   let tail = '';
   let timedOut = false;
   let spawnError;
-  const take = (chunk) => {
-    const text = chunk.toString();
-    tail = (tail + text).slice(-req.tailBytes);
-    if (fd !== null && written < req.logLimit) {
-      const part = Buffer.from(text).subarray(0, req.logLimit - written);
-      fs.writeSync(fd, part);
-      written += part.length;
-    }
-  };
+  let run;
   try {
-    if (req.logPath) fd = fs.openSync(req.logPath, 'w');
+    run = spawnLogged(req, 'w', '\\n[lanes] log cut at ' + req.logLimit + ' bytes\\n', (text) => { tail = (tail + text).slice(-req.tailBytes); });
   } catch (error) {
     out({ id: req.id, exitCode: null, timedOut: false, tail: '', spawnError: error.message });
     return;
   }
-  const child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  const killGroup = () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch {} };
-  const timer = setTimeout(() => { timedOut = true; killGroup(); }, req.timeoutMs);
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
+  const { child } = run;
+  const timer = setTimeout(() => { timedOut = true; run.killGroup(); }, req.timeoutMs);
   let finished = false;
   const finish = (code) => {
     if (finished) return;
     finished = true;
     clearTimeout(timer);
-    if (spawnError && !timedOut) take('\\n' + spawnError + '\\n');
-    if (timedOut) take('\\n[lanes] check ' + req.checkId + ' timed out after ' + req.timeoutMs + ' ms and was killed\\n');
-    if (fd !== null) {
-      if (written >= req.logLimit) fs.writeSync(fd, '\\n[lanes] log cut at ' + req.logLimit + ' bytes\\n');
-      fs.closeSync(fd);
-    }
+    if (spawnError && !timedOut) run.note('\\n' + spawnError + '\\n');
+    if (timedOut) run.note('\\n[lanes] check ' + req.checkId + ' timed out after ' + req.timeoutMs + ' ms and was killed\\n');
+    run.close();
     out({ id: req.id, exitCode: timedOut || typeof code !== 'number' ? null : code, timedOut, tail, ...(spawnError ? { spawnError } : {}) });
   };
   child.on('error', (error) => { spawnError = error.message; if (!child.pid) finish(null); });
-  child.on('exit', () => { clearTimeout(timer); killGroup(); });
+  child.on('exit', () => clearTimeout(timer));
   child.on('close', (code) => finish(code));
 }
 const execs = new Set();
 function runExec(req) {
-  let fd = null;
-  let written = 0;
   let news = '';
   let timer = null;
   let started = false;
-  const decoder = new (require('node:string_decoder').StringDecoder)('utf8');
-  try {
-    fd = fs.openSync(req.logPath, 'a');
-  } catch (error) {
-    out({ id: req.id, exit: { code: 127, signal: null }, spawnError: error.message });
-    return;
-  }
-  const child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  execs.add(child);
   const tell = () => {
     timer = null;
     if (news) out({ id: req.id, output: news });
     news = '';
   };
-  const take = (chunk) => {
-    if (fd !== null && written < req.logLimit) {
-      const part = chunk.subarray(0, req.logLimit - written);
-      fs.writeSync(fd, part);
-      written += part.length;
-      if (written >= req.logLimit) fs.writeSync(fd, '\\n[lanes] transcript cut at the size limit\\n');
-    }
-    news = (news + decoder.write(chunk)).slice(-req.tailBytes);
-    if (timer === null) timer = setTimeout(tell, req.notifyMs);
-  };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
+  let run;
+  try {
+    run = spawnLogged(req, 'a', '\\n[lanes] transcript cut at the size limit\\n', (text) => {
+      news = (news + text).slice(-req.tailBytes);
+      if (timer === null) timer = setTimeout(tell, req.notifyMs);
+    });
+  } catch (error) {
+    out({ id: req.id, exit: { code: 127, signal: null }, spawnError: error.message });
+    return;
+  }
+  const { child } = run;
+  execs.add(child);
   child.on('spawn', () => {
     started = true;
     out({ id: req.id, pid: child.pid });
@@ -130,11 +137,10 @@ function runExec(req) {
     execs.delete(child);
     if (timer !== null) clearTimeout(timer);
     tell();
-    if (fd !== null) fs.closeSync(fd);
+    run.close();
     out({ id: req.id, exit: { code, signal }, ...(spawnError ? { spawnError } : {}) });
   };
   child.on('error', (error) => { if (!started) finish(127, null, error.message); });
-  child.on('exit', () => { try { if (child.pid) process.kill(-child.pid, 'SIGKILL'); } catch {} });
   child.on('close', (code, signal) => finish(code, signal));
 }
 createInterface({ input: process.stdin }).on('line', (line) => {

@@ -13,6 +13,7 @@ import {
   isClean,
   listWorktrees,
   realpathOrNull,
+  findWorktree,
   worktreeAt,
 } from './worktrees.js';
 
@@ -34,8 +35,8 @@ export class LaneWorktrees implements WorktreePort {
     return realpathOrNull(path);
   }
 
-  at(path: string): Promise<WorktreeInfo | undefined> {
-    return worktreeAt(this.repoRoot, path);
+  async at(path: string, listed?: readonly WorktreeInfo[]): Promise<WorktreeInfo | undefined> {
+    return listed ? findWorktree(listed, path) : worktreeAt(this.repoRoot, path);
   }
 
   exists(path: string): boolean {

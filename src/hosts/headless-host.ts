@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { dirname } from 'node:path';
 import { processHelper } from '../git/git-helper.js';
 import type { GitHelper } from '../git/git-helper.js';
 import { killGroup } from '../process/process-group.js';
@@ -39,15 +38,19 @@ export class HeadlessHost implements Host {
   }
 }
 
-/** The handle both ways share: the pid's group is signalled, output goes to the listeners. */
+/**
+ * The handle both ways share: running until `exited` resolves (the flag set before any
+ * caller's await of it sees it), the pid's group signalled, output to the listeners.
+ */
 function session(
   spec: LaunchSpec,
   pid: number | null,
   exited: Promise<ExitInfo>,
-  isRunning: () => boolean,
   transcript: Transcript,
   listeners: Set<(chunk: string) => void>,
 ): LaneSession {
+  let running = true;
+  void exited.then(() => (running = false));
   return {
     taskId: spec.taskId,
     host: 'headless',
@@ -55,7 +58,7 @@ function session(
     paneId: null,
     exited,
     get running() {
-      return isRunning();
+      return running;
     },
     onOutput(listener) {
       listeners.add(listener);
@@ -66,7 +69,7 @@ function session(
     },
     resize() {},
     kill(signal = 'SIGTERM') {
-      if (isRunning()) killGroup(pid ?? undefined, signal);
+      if (running) killGroup(pid ?? undefined, signal);
     },
     recentLines: (count) => transcript.recent(count),
   };
@@ -74,45 +77,43 @@ function session(
 
 function openThroughHelper(helper: GitHelper, spec: LaunchSpec): Promise<LaneSession> {
   const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
-  mkdirSync(dirname(spec.logPath), { recursive: true });
   const lines = new Transcript(null); // (the helper writes the file)
   const listeners = new Set<(chunk: string) => void>();
-  let running = true;
   let pid: number | null = null;
-  let started: (s: LaneSession) => void = () => {};
   let end: (exit: ExitInfo) => void = () => {};
   const exited = new Promise<ExitInfo>((resolve) => (end = resolve));
-  const handle = () => session(spec, pid, exited, () => running, lines, listeners);
-  helper.exec(
-    {
-      cwd: spec.cwd,
-      file: file as string,
-      args,
-      env: { ...process.env, ...spec.env } as Record<string, string>,
-      logPath: spec.logPath,
-      logLimit: LOG_LIMIT_BYTES,
-      tailBytes: OUTPUT_TAIL_BYTES,
-      notifyMs: OUTPUT_NOTICE_MS,
-    },
-    {
-      started(p) {
-        pid = p;
-        started(handle());
+  // Resolved once: when the helper says the executor started, or (one that never did) ended.
+  return new Promise((opened) => {
+    const open = () => opened(session(spec, pid, exited, lines, listeners));
+    helper.exec(
+      {
+        cwd: spec.cwd,
+        file: file as string,
+        args,
+        env: { ...process.env, ...spec.env } as Record<string, string>,
+        logPath: spec.logPath,
+        logLimit: LOG_LIMIT_BYTES,
+        tailBytes: OUTPUT_TAIL_BYTES,
+        notifyMs: OUTPUT_NOTICE_MS,
       },
-      output(text) {
-        lines.add(text);
-        for (const l of listeners) l(text);
+      {
+        started(p) {
+          pid = p;
+          open();
+        },
+        output(text) {
+          lines.add(text);
+          for (const l of listeners) l(text);
+        },
+        exited(code, signal, spawnError) {
+          // The helper itself ended: the executor may still run, and nothing reads its output.
+          if (spawnError && pid !== null) killGroup(pid, 'SIGKILL');
+          if (pid === null) open();
+          end({ code, signal });
+        },
       },
-      exited(code, signal, spawnError) {
-        // The helper itself ended: the executor may still run, and nothing reads its output.
-        if (spawnError && pid !== null) killGroup(pid, 'SIGKILL');
-        running = false;
-        end({ code, signal });
-        started(handle()); // (one that never started: its handle, already ended)
-      },
-    },
-  );
-  return new Promise((resolve) => (started = resolve));
+    );
+  });
 }
 
 function openInProcess(spec: LaunchSpec): LaneSession {
@@ -127,7 +128,7 @@ function openInProcess(spec: LaunchSpec): LaneSession {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  let running = true;
+  let ended = false;
   // Like a pty's hangup: when the executor (its wrapper) ends, what it left running in
   // its group is killed, so a background child holding the output pipe cannot keep the
   // session from ending.
@@ -151,8 +152,8 @@ function openInProcess(spec: LaunchSpec): LaneSession {
   // `close`: the process ended and both streams are drained (`error`: it never started).
   const exited = new Promise<ExitInfo>((resolve) => {
     const end = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (!running) return;
-      running = false;
+      if (ended) return;
+      ended = true;
       if (render) transcript.add(render.flush());
       transcript.close();
       resolve({ code, signal });
@@ -160,7 +161,7 @@ function openInProcess(spec: LaunchSpec): LaneSession {
     child.once('close', end);
     child.once('error', () => end(127, null));
   });
-  return session(spec, child.pid ?? null, exited, () => running, transcript, listeners);
+  return session(spec, child.pid ?? null, exited, transcript, listeners);
 }
 
 /** Whole lines through `render`; a partial line waits for its end. */

@@ -23,8 +23,8 @@ export async function runCheck(
   const started = Date.now();
   const helper = processHelper();
   if (helper) {
-    // Started by the helper process: a wave of QA runs does not block the TUI in fork().
-    if (logPath) mkdirSync(dirname(logPath), { recursive: true });
+    // Started by the helper process (which makes the log's folder too): a wave of QA runs
+    // does not block the TUI in fork().
     const env = Object.fromEntries(
       Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
     );
