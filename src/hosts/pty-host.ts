@@ -19,6 +19,18 @@ const LINGER_SECONDS = 0.05;
 
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
+/**
+ * Whether node-pty still holds the pty's file descriptor. Its read socket closes the fd
+ * when it ends (EIO once the executor's side is gone), and the exit is reported only when
+ * the child is reaped, a little later: in between, an ioctl on the fd fails with EBADF and a
+ * write could reach whatever file has reused the number. node-pty 1.1.0 says so only through
+ * the socket (lib/unixTerminal.js); `destroyed` is set before the fd is closed.
+ */
+function holdsFd(proc: pty.IPty): boolean {
+  const socket = (proc as unknown as { _socket?: { destroyed?: unknown } })._socket;
+  return socket?.destroyed !== true;
+}
+
 export class PtyHost implements Host {
   readonly name = 'pty' as const;
   private sessions = new Set<PtySession>();
@@ -80,11 +92,11 @@ export class PtyHost implements Host {
         return () => listeners.delete(listener);
       },
       write(data) {
-        if (running) proc.write(data);
+        if (running && holdsFd(proc)) proc.write(data);
       },
       resize(cols, rows) {
         screen.resize(cols, rows);
-        if (running) proc.resize(cols, rows);
+        if (running && holdsFd(proc)) proc.resize(cols, rows);
       },
       kill(signal = 'SIGHUP') {
         if (running) killGroup(proc.pid, signal);
