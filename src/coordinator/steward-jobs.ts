@@ -205,7 +205,9 @@ export class StewardJobs {
                 kind: 'offer',
                 path: result.path,
                 branch: laneBranch,
-                facts: await this.factsOf(result.path),
+                facts: result.facts
+                  ? { ...result.facts, readAt: performance.now() }
+                  : await this.factsOf(result.path),
               }
             : { kind: 'failed', reason: result.reason };
       } finally {

@@ -1,9 +1,10 @@
+import { realpathSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Config } from '../core/config.js';
 import { mayMoveToBase, provisionFailure, provisionStep } from '../core/lane-provision.js';
 import type { LaneSpot } from '../core/lane-provision.js';
 import { releaseStep } from '../core/lane-release.js';
-import type { WorktreePort } from '../core/ports.js';
+import type { OfferFacts, WorktreePort } from '../core/ports.js';
 import { crashPoint } from '../process/crash-points.js';
 import type { Handoff } from '../core/report.js';
 import { prepareCheckout } from '../qa/lane-setup.js';
@@ -13,7 +14,9 @@ import { prepareCheckout } from '../qa/lane-setup.js';
 // is clean and its integration commit is on the batch branch.
 
 export type ProvisionResult =
-  { kind: 'offer'; taskId: string; path: string } | { kind: 'failed'; taskId: string; reason: string };
+  /** `facts`: what admission would read, when the steward knows it without asking git. */
+  | { kind: 'offer'; taskId: string; path: string; facts?: OfferFacts }
+  | { kind: 'failed'; taskId: string; reason: string };
 
 export class Steward {
   constructor(
@@ -58,7 +61,20 @@ export class Steward {
       join(this.logDirFor(h.task_id), `${name}.log`),
     );
     if (notReady) return failed(notReady);
-    return { kind: 'offer', taskId: h.task_id, path };
+    // A worktree `git worktree add` has just checked out, with nothing copied or run in it,
+    // is clean, on its branch, at the base: its admission needs no status read for that.
+    const untouched =
+      step.kind === 'add' && this.config.copy_files.length === 0 && this.config.setup.length === 0;
+    if (!untouched) return { kind: 'offer', taskId: h.task_id, path };
+    const facts: OfferFacts = {
+      realpath: realpathSync(path),
+      sameRepository: true,
+      isWorktreeRoot: true,
+      branch: h.lane_branch,
+      head: h.base_head,
+      clean: true,
+    };
+    return { kind: 'offer', taskId: h.task_id, path, facts };
   }
 
   /** What is at a lane's path (src/core/lane-provision.ts decides what to do with it). */
