@@ -114,6 +114,15 @@ export type ScopeMatcher = (path: string) => boolean;
  * in .gitignore; entries with globs are picomatch globs (dotfiles included).
  */
 export function scopeMatcher(scope: readonly string[]): ScopeMatcher {
+  // (a plan's scope is asked about at every QA run and delivery: compiled once)
+  let matcher = compiled.get(scope);
+  if (!matcher) compiled.set(scope, (matcher = compileScope(scope)));
+  return matcher;
+}
+
+const compiled = new WeakMap<readonly string[], ScopeMatcher>();
+
+function compileScope(scope: readonly string[]): ScopeMatcher {
   const patterns = scope.flatMap((entry) => {
     const trimmed = entry.replace(/\/+$/, '');
     return literalPrefix(entry).isGlob ? [entry] : [trimmed, `${trimmed}/**`];

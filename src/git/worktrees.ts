@@ -32,7 +32,7 @@ export async function listWorktrees(cwd: string): Promise<WorktreeEntry[]> {
 
 export function realpathOrNull(path: string): string | null {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return null;
   }
@@ -43,6 +43,9 @@ export function findWorktree<W extends { path: string }>(
   worktrees: readonly W[],
   path: string,
 ): W | undefined {
+  // (git lists real paths, so the path as given is found without resolving each listed one)
+  const same = worktrees.find((w) => w.path === path);
+  if (same) return existsSync(path) ? same : undefined;
   const real = realpathOrNull(path);
   if (real === null) return undefined;
   return worktrees.find((w) => realpathOrNull(w.path) === real);
