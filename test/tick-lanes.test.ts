@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { endAttempt, laneFactsOf } from '../src/core/attempt-end.js';
 import { BatchFiles } from '../src/store/batch-files.js';
+import { Steward } from '../src/coordinator/steward.js';
+import { DEFAULT_CONFIG } from '../src/core/config.js';
+import { LaneWorktrees } from '../src/git/lane-worktrees.js';
 import { LanesError } from '../src/core/errors.js';
 import type { KernelRecord } from '../src/core/kernel.js';
 import type { BatchRecord, ChildRecord } from '../src/core/record.js';
@@ -293,6 +296,50 @@ describe('release handoffs', () => {
     await d.release('R');
     const released = await d.tick({ releasing: ['R'] });
     expect(child(released, 'R').state).toBe('released');
+  });
+});
+
+describe('a release that finds changes in the lane', () => {
+  it('keeps the lane on its branch, is not asked for again while the changes stay, and goes once they are gone', async () => {
+    const { d } = await oneChildLane('relx', 'R', 'r/**', check('ok', 'test -f r/x.txt'));
+    const lane = realpathSync(d.lanePath('R'));
+    writeFiles(lane, { 'r/x.txt': 'x\n' });
+    const done = await exited(d, 'R');
+    const commit = child(done, 'R').commit!;
+    const tip = (await git(lane, 'rev-parse', 'HEAD')).trim();
+    writeFiles(lane, { 'notes.txt': 'mine\n' }); // (after the integration: not the lane's delivery)
+    // The coordinator's steward checks for changes itself: the report asks without a status.
+    const steward = new Steward(
+      d.repo.root,
+      'relx',
+      DEFAULT_CONFIG,
+      () => tempDir('logs-'),
+      new LaneWorktrees(d.repo.root),
+    );
+    const asked = handoff(await d.tick({ releaseChecksClean: true }), 'release', 'R');
+    expect(asked).toBeDefined();
+    const kept = await steward.release(
+      asked as Extract<Handoff, { action: 'release' }>,
+      commit,
+      'batch/relx',
+    );
+    expect(kept).toMatchObject({ changed: true, why: expect.stringContaining('git worktree remove failed') });
+    // Nothing of the lane lost: the worktree and its file, back on its branch at its tip.
+    expect(readFileSync(join(lane, 'notes.txt'), 'utf8')).toBe('mine\n');
+    expect((await git(lane, 'symbolic-ref', 'HEAD')).trim()).toBe('refs/heads/lane/relx/R');
+    expect((await git(lane, 'rev-parse', 'refs/heads/lane/relx/R')).trim()).toBe(tip);
+    // Kept for changes: looked at (a status) before it is asked for again, and not while dirty.
+    const again = { releaseChecksClean: true, keptChanged: ['R'] };
+    expect(handoff(await d.tick(again), 'release', 'R')).toBeUndefined();
+    rmSync(join(lane, 'notes.txt'));
+    const clean = handoff(await d.tick(again), 'release', 'R');
+    expect(clean).toBeDefined();
+    expect(
+      await steward.release(clean as Extract<Handoff, { action: 'release' }>, commit, 'batch/relx'),
+    ).toBeNull();
+    expect(existsSync(lane)).toBe(false);
+    expect(await git(d.repo.root, 'branch', '--list', 'lane/relx/R')).toBe('');
+    expect(child(await d.tick(again), 'R').state).toBe('released');
   });
 });
 

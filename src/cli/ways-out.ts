@@ -74,7 +74,7 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
         const commit = report.children.find((c) => c.task_id === h.task_id)?.commit;
         if (h.action !== 'release' || !commit) continue;
         const kept = await steward.release(h, commit, before.branch);
-        if (kept) ctx.stderr(`lanes: ${h.task_id}: ${kept}\n`);
+        if (kept) ctx.stderr(`lanes: ${h.task_id}: ${kept.why}\n`);
         else released++;
       }
     }

@@ -210,6 +210,8 @@ export class Coordinator {
           ...lanes,
           exited,
           releasing: this.jobs.releasing(),
+          releaseChecksClean: true,
+          keptChanged: this.jobs.releasesKeptForChanges(),
           ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)
           reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,

@@ -270,10 +270,19 @@ export class StewardJobs {
     return this.jobs.keysWith('release:');
   }
 
+  /** Integrated lanes a release left in place for changes of their own (TickInput.keptChanged). */
+  private readonly keptChanged = new Set<string>();
+
+  releasesKeptForChanges(): string[] {
+    return [...this.keptChanged];
+  }
+
   release(h: ReleaseHandoff, commit: string): void {
     this.jobs.push(`release:${h.task_id}`, async () => {
       const kept = await this.deps.steward.release(h, commit, this.deps.batchBranch);
-      if (kept) return this.deps.notice(`${h.task_id}: ${kept}`);
+      if (kept?.changed) this.keptChanged.add(h.task_id);
+      if (kept) return this.deps.notice(`${h.task_id}: ${kept.why}`);
+      this.keptChanged.delete(h.task_id);
       this.deps.released(h.task_id);
       // Integrated and released: what the host keeps for the lane (its Herdr tab) goes too.
       await this.deps.host.closeLane?.(h.task_id, h.lane_path);

@@ -131,14 +131,16 @@ export class Steward {
   }
 
   /**
-   * Removes an integrated lane: only when clean (the tick's report looked, and `git worktree
-   * remove` without --force refuses a lane with changes) and its commit is on the batch branch tip.
+   * Removes an integrated lane: only when clean and its commit is on the batch branch tip.
+   * `git worktree remove` without --force is what checks it is clean (the tick's report
+   * does not look first: DESIGN §7); a lane it refuses gets its branch back and stays, and
+   * `changed` says it has changes of its own. Null when the lane is gone.
    */
   async release(
     h: Extract<Handoff, { action: 'release' }>,
     integrationCommit: string,
     batchBranch: string,
-  ): Promise<string | null> {
+  ): Promise<{ why: string; changed: boolean } | null> {
     const wt = this.worktrees;
     const laneExists = wt.exists(h.lane_path);
     const batchTip = laneExists ? await wt.branchTip(batchBranch) : null;
@@ -151,13 +153,18 @@ export class Steward {
       keepLaneBranches,
     });
     if (step.kind === 'gone') return null;
-    if (step.kind === 'keep') return step.why;
+    if (step.kind === 'keep') return { why: step.why, changed: false };
     // The branch goes first (the lane detached from it): a crash between the two leaves
     // a lane the next release finds again, never a branch that nothing deletes any more.
-    if (step.deleteBranch) await wt.deleteBranch(h.lane_path, h.lane_branch);
+    const tip = step.deleteBranch ? await wt.branchTip(h.lane_branch) : null;
+    if (tip !== null) await wt.deleteBranch(h.lane_path, h.lane_branch);
     const why = await wt.remove(h.lane_path);
-    if (why !== null) return why;
-    crashPoint('after-worktree-remove', h.task_id);
-    return null;
+    if (why === null) {
+      crashPoint('after-worktree-remove', h.task_id);
+      return null;
+    }
+    if (!wt.exists(h.lane_path)) return { why, changed: false };
+    if (tip !== null) await wt.restoreBranch(h.lane_path, h.lane_branch, tip);
+    return { why, changed: !(await wt.isClean(h.lane_path)) };
   }
 }

@@ -85,6 +85,8 @@ export interface WorktreePort {
   resetKeep(path: string, base: string): Promise<boolean>;
   /** Detaches the worktree (when there still is one) and deletes its branch. */
   deleteBranch(path: string, branch: string): Promise<void>;
+  /** Undoes deleteBranch for a worktree that stays: the branch made again at `tip`, the worktree on it. */
+  restoreBranch(path: string, branch: string, tip: string): Promise<void>;
   /** `git worktree remove` without --force: null, or why it failed. */
   remove(path: string): Promise<string | null>;
   /** What the lane watch compares: a fingerprint of the lane's files and the paths changed since `base`. */

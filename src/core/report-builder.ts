@@ -59,15 +59,17 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     ctx.record.batch_state === 'cancelled'
   ) {
     // Every integrated lane is looked at side by side (each look only reads its own lane).
+    // Whether it is clean is read only where the release would not find out by itself.
     const integrated = ctx.record.children.filter(
       (c) => c.state === 'integrated' && !ctx.releasing.has(c.task_id),
     );
+    const lookFirst = (task: string) => !ctx.releaseChecksClean || ctx.keptChanged.has(task);
     const looks = await Promise.all(
-      integrated.map((c) => ctx.ports.git.lookAtLane(c.lane!.path, { clean: true })),
+      integrated.map((c) => ctx.ports.git.lookAtLane(c.lane!.path, { clean: lookFirst(c.task_id) })),
     );
     for (const [i, child] of integrated.entries()) {
       const look = looks[i]!;
-      if (look.present && look.clean)
+      if (look.present && (look.clean || !lookFirst(child.task_id)))
         handoffs.push({
           action: 'release',
           task_id: child.task_id,

@@ -55,6 +55,9 @@ export class TickContext {
   readonly qaChangedPaths = new Map<string, readonly string[]>();
   /** Integrated lanes the steward is removing already (TickInput.releasing): not looked at again. */
   releasing: ReadonlySet<string> = new Set();
+  /** TickInput.releaseChecksClean and keptChanged. */
+  releaseChecksClean = false;
+  keptChanged: ReadonlySet<string> = new Set();
   /** Enrolled children whose exit is ended beside the loop (TickInput.ending): left as running. */
   ending: ReadonlySet<string> = new Set();
 

@@ -59,6 +59,15 @@ export interface TickInput {
    */
   releasing?: readonly string[];
   /**
+   * The steward's release leaves a lane with changes of its own in place by itself (`git
+   * worktree remove` without --force refuses it): the report then hands off the release of
+   * an integrated lane without a status of it first, except for the lanes in `keptChanged`.
+   * Without it (`lanes tick`: a steward lanes does not know) every lane is looked at.
+   */
+  releaseChecksClean?: boolean;
+  /** Integrated lanes whose last release was refused for changes of their own. */
+  keptChanged?: readonly string[];
+  /**
    * Enrolled children whose exit the coordinator is ending beside the loop, or has ended
    * and not handed in yet (core/attempt-end.ts): observed as if their executor still ran,
    * so a tick moves a lane only for the exits it was handed.
@@ -84,6 +93,8 @@ export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Rep
 async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
   const ports = ctx.ports;
   ctx.releasing = new Set(input.releasing ?? []);
+  ctx.releaseChecksClean = input.releaseChecksClean ?? false;
+  ctx.keptChanged = new Set(input.keptChanged ?? []);
   ctx.ending = new Set(input.ending ?? []);
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
   if (checkedOut.length > 0)

@@ -83,6 +83,13 @@ export class LaneWorktrees implements WorktreePort {
     await git(this.repoRoot, ['branch', '-D', '--quiet', branch], { okCodes: [1] });
   }
 
+  async restoreBranch(path: string, branch: string, tip: string): Promise<void> {
+    const ref = `refs/heads/${branch}`;
+    if ((await this.sessions.objects.resolve(ref)) === null)
+      await this.sessions.refs.transaction([`create ${ref} ${tip}`]);
+    await git(path, ['symbolic-ref', 'HEAD', ref]);
+  }
+
   async remove(path: string): Promise<string | null> {
     const removed = await git(this.repoRoot, ['worktree', 'remove', path], { okCodes: [128] });
     return removed.exitCode === 0 ? null : `git worktree remove failed: ${removed.stderr.trim()}`;
