@@ -6,16 +6,20 @@ import {
   symlinkSync,
   writeFileSync,
   appendFileSync,
+  renameSync,
+  rmSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchRecord } from '../src/core/record.js';
 import type { Report } from '../src/core/report.js';
 import { admitLane, enroll } from '../src/core/transitions.js';
+import { newKernelRecord } from '../src/core/kernel.js';
 import { BatchStore, recordBytes } from '../src/store/batch-store.js';
 import { fsyncsReferences, stateFlush } from '../src/store/durability.js';
 import { BatchFiles } from '../src/store/batch-files.js';
 import { Journal } from '../src/store/journal.js';
+import { TaskStore } from '../src/store/task-store.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { writeStateFileAtomic } from '../src/store/safe-fs.js';
 import { preparedRecord, SHA } from './helpers/records.js';
@@ -86,6 +90,48 @@ describe('BatchStore', () => {
     const before = snapshotTree(stateDir);
     expect(() => store.write(preparedRecord('b1'))).toThrow(/not valid JSON/);
     expect(snapshotTree(stateDir)).toEqual(before);
+  });
+
+  it('reads a record again whenever the file changed behind it, however it changed', () => {
+    // The store skips reading a file that still has the stamp it read or wrote (inode,
+    // size, times): a change in place of the same length, or a rename over it, is seen.
+    const stateDir = join(tempDir(), 'lanes');
+    const store = new BatchStore(stateDir);
+    const record = preparedRecord('b1');
+    store.write(record);
+    expect(store.read('b1')?.max_parallel).toBe(record.max_parallel);
+    const path = store.paths('b1').record;
+    const other = (n: number) => recordBytes({ ...record, max_parallel: n });
+    expect(other(7).length).toBe(recordBytes(record).length);
+    writeFileSync(path, other(7)); // (in place: same inode, same size)
+    expect(store.read('b1')?.max_parallel).toBe(7);
+    writeFileSync(`${path}.new`, other(5));
+    renameSync(`${path}.new`, path); // (a new inode)
+    expect(store.read('b1')?.max_parallel).toBe(5);
+    const kernels = new TaskStore(stateDir, 'b1');
+    const kernel = newKernelRecord({
+      batchId: 'b1',
+      taskId: 'c1',
+      runId: 'run-1',
+      lanePath: '/lanes/c1',
+      baseHead: SHA(1),
+      reviewRequired: false,
+      now: '2026-12-01T10:00:00.000Z',
+    });
+    kernels.write(kernel);
+    expect(kernels.read('c1')).toEqual({ kind: 'ok', record: kernel });
+    const kernelPath = kernels.path('c1');
+    writeFileSync(kernelPath, readFileSync(kernelPath, 'utf8').replace('"run-1"', '"run-2"'));
+    expect(kernels.read('c1')).toMatchObject({ kind: 'ok', record: { run_id: 'run-2' } });
+    writeFileSync(kernelPath, '{');
+    expect(kernels.read('c1')).toMatchObject({ kind: 'unreadable' });
+    rmSync(kernelPath);
+    expect(kernels.read('c1')).toEqual({ kind: 'missing' });
+    symlinkSync(path, kernelPath);
+    expect(kernels.read('c1')).toMatchObject({
+      kind: 'unreadable',
+      why: expect.stringMatching(/symbolic link/),
+    });
   });
 
   it('refuses a symbolic link anywhere under the state directory', () => {

@@ -10,7 +10,8 @@ import { BatchStore } from './batch-store.js';
 import { Journal } from './journal.js';
 import type { JournalEvent } from './journal.js';
 import { pendingRequests, removeRequest } from './requests.js';
-import { readStateFile, writeStateFileAtomic } from './safe-fs.js';
+import { readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
+import type { FileStamp } from './safe-fs.js';
 import { batchPaths } from './state-dir.js';
 import { TaskStore } from './task-store.js';
 
@@ -50,19 +51,24 @@ export class BatchFiles implements CoordinatorStorePort {
   }
 
   /** The last plan text parsed, its plan and digest: every tick reads the plan, which rarely changes (each reader gets its own copy). */
-  private parsedPlan: { text: string; plan: string; digest: string } | null = null;
+  private parsedPlan: { text: string; plan: string; digest: string; stamp: FileStamp } | null = null;
 
   /** The plan as confirmed; its digest must match the record's. */
   readPlan(): Plan {
-    const text = readStateFile(this.stateDir, this.planPath);
-    if (text === null)
+    const read = readStateFileStamped(this.stateDir, this.planPath, this.parsedPlan?.stamp ?? null);
+    if (read === null)
       throw new LanesError('state_invalid', `the confirmed plan ${this.planPath} is missing`, 2);
-    if (this.parsedPlan?.text !== text) {
-      const parsed = parsePlanText(text, this.planPath, null); // (the confirmed plan is always JSON)
-      this.parsedPlan = { text, plan: JSON.stringify(parsed), digest: planDigest(parsed) };
-    }
-    const { digest } = this.parsedPlan;
-    const plan = JSON.parse(this.parsedPlan.plan) as Plan;
+    if (read !== 'same' && this.parsedPlan?.text !== read.text) {
+      const parsed = parsePlanText(read.text, this.planPath, null); // (the confirmed plan is always JSON)
+      this.parsedPlan = {
+        text: read.text,
+        plan: JSON.stringify(parsed),
+        digest: planDigest(parsed),
+        stamp: read.stamp,
+      };
+    } else if (read !== 'same') this.parsedPlan!.stamp = read.stamp;
+    const { digest } = this.parsedPlan!;
+    const plan = JSON.parse(this.parsedPlan!.plan) as Plan;
     const recorded = this.store.planDigest(this.batchId);
     if (recorded !== null && digest !== recorded)
       throw new LanesError(

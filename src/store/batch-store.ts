@@ -8,7 +8,8 @@ import { isTerminal, reportSchema } from '../core/report.js';
 import type { Report } from '../core/report.js';
 import { ID_PATTERN } from '../core/ids.js';
 import { batchPaths } from './state-dir.js';
-import { assertNoSymlink, readStateFile, writeStateFileAtomic } from './safe-fs.js';
+import { assertNoSymlink, readStateFile, readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
+import type { FileStamp } from './safe-fs.js';
 
 // Batch records and reports on disk. A record is validated (shape and every invariant)
 // on each read and before each write; an invalid file on disk is never overwritten.
@@ -51,7 +52,20 @@ export class BatchStore {
    * several times and it changes only when written, so the same text is validated once
    * (each reader gets its own copy).
    */
-  private lastRead: { path: string; text: string; parsed: string; planDigest: string } | null = null;
+  private lastRead: {
+    path: string;
+    text: string;
+    parsed: string;
+    planDigest: string;
+    /** The file's stamp when it held `text`: while it still has it, the file is not read again. */
+    stamp: FileStamp;
+  } | null = null;
+
+  /** The record's text and stamp, or 'same' while the file is the one read or written last. */
+  private readText(path: string): { text: string; stamp: FileStamp } | 'same' | null {
+    const known = this.lastRead?.path === path ? this.lastRead.stamp : null;
+    return readStateFileStamped(this.stateDir, path, known);
+  }
 
   paths(batchId: string) {
     return batchPaths(this.stateDir, batchId);
@@ -59,24 +73,32 @@ export class BatchStore {
 
   /** The record, or null when the batch has none. Throws state_invalid for a bad file. */
   read(batchId: string): BatchRecord | null {
-    const path = this.paths(batchId).record;
-    const text = readStateFile(this.stateDir, path);
-    if (text === null) return null;
-    return JSON.parse(this.validated(path, text, batchId).parsed) as BatchRecord;
+    const found = this.validated(this.paths(batchId).record, batchId);
+    return found === null ? null : (JSON.parse(found.parsed) as BatchRecord);
   }
 
-  private validated(path: string, text: string, batchId: string): { parsed: string; planDigest: string } {
-    if (this.lastRead !== null && this.isLast(path, text)) return this.lastRead;
-    const record = parseRecordText(text, path, batchId);
-    this.lastRead = { path, text, parsed: JSON.stringify(record), planDigest: record.plan_digest };
+  private validated(path: string, batchId: string): { parsed: string; planDigest: string } | null {
+    const read = this.readText(path);
+    if (read === null) return null;
+    if (read === 'same') return this.lastRead!;
+    if (this.lastRead !== null && this.isLast(path, read.text)) {
+      this.lastRead.stamp = read.stamp;
+      return this.lastRead;
+    }
+    const record = parseRecordText(read.text, path, batchId);
+    this.lastRead = {
+      path,
+      text: read.text,
+      parsed: JSON.stringify(record),
+      planDigest: record.plan_digest,
+      stamp: read.stamp,
+    };
     return this.lastRead;
   }
 
   /** The record's plan_digest (validated like read), or null when the batch has no record. */
   planDigest(batchId: string): string | null {
-    const path = this.paths(batchId).record;
-    const text = readStateFile(this.stateDir, path);
-    return text === null ? null : this.validated(path, text, batchId).planDigest;
+    return this.validated(this.paths(batchId).record, batchId)?.planDigest ?? null;
   }
 
   /** Validates, then writes atomically. Refuses to replace a file that does not validate. */
@@ -87,12 +109,19 @@ export class BatchStore {
     if (!parsed.success) throw invalid(`${path} (refused write)`, formatIssues(parsed.error));
     const problems = checkRecordInvariants(parsed.data);
     if (problems.length) throw invalid(`${path} (refused write)`, problems);
-    const existing = readStateFile(this.stateDir, path);
+    const existing = this.readText(path);
     // (the text this store read or wrote last has been validated already)
-    if (existing !== null && !this.isLast(path, existing)) parseRecordText(existing, path, record.batch_id);
+    if (existing !== null && existing !== 'same' && !this.isLast(path, existing.text))
+      parseRecordText(existing.text, path, record.batch_id);
     const text = recordBytes(record);
-    writeStateFileAtomic(this.stateDir, path, text);
-    this.lastRead = { path, text, parsed: JSON.stringify(parsed.data), planDigest: parsed.data.plan_digest };
+    const stamp = writeStateFileAtomic(this.stateDir, path, text);
+    this.lastRead = {
+      path,
+      text,
+      parsed: JSON.stringify(parsed.data),
+      planDigest: parsed.data.plan_digest,
+      stamp,
+    };
   }
 
   private isLast(path: string, text: string): boolean {

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  fstatSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
@@ -69,6 +70,50 @@ export function readStateFile(stateDir: string, path: string): string | null {
   }
 }
 
+/**
+ * What tells a file's bytes apart without reading them: its inode, size and change times.
+ * lanes replaces a state file by a rename (a new inode) and any write in place moves its
+ * times (nanoseconds where the file system keeps them, as git's index relies on).
+ */
+export type FileStamp = string;
+
+function stampOf(st: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigint }): FileStamp {
+  return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * readStateFile, with the file's stamp; 'same' (nothing read) when the file is still the
+ * one `known` stamped. For a state file read again and again (the record, a kernel record,
+ * the plan): one lstat instead of an open and a read.
+ */
+export function readStateFileStamped(
+  stateDir: string,
+  path: string,
+  known: FileStamp | null,
+): { text: string; stamp: FileStamp } | 'same' | null {
+  if (!assertNoSymlink(stateDir, dirname(path))) return null;
+  const st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  if (!st) return null;
+  if (st.isSymbolicLink()) throw symlinkError(path);
+  if (known !== null && stampOf(st) === known) return 'same';
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw symlinkError(path);
+    throw error;
+  }
+  try {
+    // (the stamp of the file read, not of the one looked at a moment before)
+    const stamp = stampOf(fstatSync(fd, { bigint: true }));
+    return { text: readFileSync(fd, 'utf8'), stamp };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function ensureStateDir(stateDir: string, dir: string): void {
   if (assertNoSymlink(stateDir, dir)) return; // (there already: no mkdir, no second walk)
   mkdirSync(dir, { recursive: true });
@@ -79,7 +124,8 @@ export function ensureStateDir(stateDir: string, dir: string): void {
  * Writes `text` to `path` atomically: temp file in the same folder, fsync, rename, fsync
  * folder. `durable: false` leaves out both fsyncs: a reader (or a process crash) still sees
  * the old bytes or the new ones, but a power loss may keep the old file (for files that
- * are derived again anyway, such as a running batch's report). No write is flushed when
+ * are derived again anyway, such as a running batch's report). Returns the new file's
+ * stamp (readStateFileStamped). No write is flushed when
  * the repository's git does not flush its references either (store/durability.ts).
  */
 export function writeStateFileAtomic(
@@ -87,7 +133,7 @@ export function writeStateFileAtomic(
   path: string,
   text: string,
   options: { durable?: boolean } = {},
-): void {
+): FileStamp {
   const durable = (options.durable ?? true) && stateFlush(stateDir);
   ensureStateDir(stateDir, dirname(path));
   // (its folders were walked just now: the file itself is what is left)
@@ -109,11 +155,13 @@ export function writeStateFileAtomic(
   closeSync(fd);
   crashPoint('atomic-write-before-rename', relative(stateDir, path));
   renameSync(temp, path);
-  if (!durable) return;
+  const stamp = stampOf(lstatSync(path, { bigint: true }));
+  if (!durable) return stamp;
   const dirFd = openSync(dirname(path), constants.O_RDONLY);
   try {
     fsyncSync(dirFd);
   } finally {
     closeSync(dirFd);
   }
+  return stamp;
 }

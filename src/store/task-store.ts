@@ -5,7 +5,8 @@ import { kernelRecordSchema } from '../core/kernel.js';
 import type { KernelRecord } from '../core/kernel.js';
 import type { KernelRead } from '../core/ports.js';
 import { batchPaths } from './state-dir.js';
-import { readStateFile, writeStateFileAtomic } from './safe-fs.js';
+import { readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
+import type { FileStamp } from './safe-fs.js';
 
 // Lane kernel records: <state>/batches/<batch>/tasks/<child>.json.
 
@@ -25,17 +26,27 @@ export class TaskStore {
     return join(batchPaths(this.stateDir, this.batchId).logsDir, taskId);
   }
 
+  /**
+   * Each kernel record this store read or wrote, validated, by the file's stamp: every tick
+   * reads the records of the lanes in flight, which change only when written.
+   */
+  private readonly known = new Map<string, { stamp: FileStamp; json: string }>();
+
   read(taskId: string): KernelRead {
-    let text: string | null;
+    const known = this.known.get(taskId) ?? null;
+    let read: ReturnType<typeof readStateFileStamped>;
     try {
-      text = readStateFile(this.stateDir, this.path(taskId));
+      read = readStateFileStamped(this.stateDir, this.path(taskId), known?.stamp ?? null);
     } catch (error) {
       return { kind: 'unreadable', why: (error as Error).message };
     }
-    if (text === null) return { kind: 'missing' };
+    if (read === 'same') return { kind: 'ok', record: JSON.parse(known!.json) as KernelRecord };
+    this.known.delete(taskId);
+    if (read === null) return { kind: 'missing' };
     try {
-      const parsed = kernelRecordSchema.safeParse(JSON.parse(text));
+      const parsed = kernelRecordSchema.safeParse(JSON.parse(read.text));
       if (!parsed.success) return { kind: 'unreadable', why: formatIssues(parsed.error).join('; ') };
+      this.known.set(taskId, { stamp: read.stamp, json: JSON.stringify(parsed.data) });
       return { kind: 'ok', record: parsed.data };
     } catch (error) {
       return { kind: 'unreadable', why: `not valid JSON: ${(error as Error).message}` };
@@ -50,10 +61,11 @@ export class TaskStore {
         `kernel record for ${record.task_id} is invalid: ${formatIssues(parsed.error).join('; ')}`,
         1,
       );
-    writeStateFileAtomic(
+    const stamp = writeStateFileAtomic(
       this.stateDir,
       this.path(record.task_id),
       `${JSON.stringify(parsed.data, null, 2)}\n`,
     );
+    this.known.set(record.task_id, { stamp, json: JSON.stringify(parsed.data) });
   }
 }
