@@ -8,7 +8,6 @@ import { HeadlessHost } from '../hosts/headless-host.js';
 import { herdrUnusableReason } from '../hosts/herdr-detect.js';
 import { HerdrHost } from '../hosts/herdr-host.js';
 import type { Host } from '../hosts/host.js';
-import { PtyHost } from '../hosts/pty-host.js';
 import { acquireBatchLock } from '../store/lock.js';
 import type { BatchLock } from '../store/lock.js';
 import type { RepoPaths } from '../store/state-dir.js';
@@ -45,11 +44,14 @@ export function chooseHost(explicit: HostName | undefined, tuiDrawn: boolean): H
 
 /** `notify` hears what a host has to say mid-batch (the Herdr host: "Herdr is not answering"). */
 export async function makeHost(name: HostName, notify?: (text: string) => void): Promise<Host> {
-  if (name === 'pty')
+  // (the pty host's modules, xterm's and node-pty's, load only for a batch that uses it)
+  if (name === 'pty') {
+    const { PtyHost } = await import('../hosts/pty-host.js');
     return new PtyHost({
       cols: process.stdout.columns || 120,
       rows: Math.max(10, (process.stdout.rows || 40) - 12),
     });
+  }
   if (name === 'herdr') return HerdrHost.connect(notify);
   return new HeadlessHost();
 }

@@ -1,5 +1,4 @@
-import { execa } from 'execa';
-import type { ResultPromise } from 'execa';
+import type { execa as Execa, ResultPromise } from 'execa';
 import { ExitCode, LanesError } from '../core/errors.js';
 import type { ErrorCode } from '../core/errors.js';
 
@@ -56,15 +55,21 @@ interface Envelope<T> {
 }
 
 export class HerdrCli {
-  constructor(
+  /** execa is loaded here, for Herdr only: a batch without Herdr starts without its modules. */
+  static async create(bin: string): Promise<HerdrCli> {
+    return new HerdrCli(bin, (await import('execa')).execa);
+  }
+
+  private constructor(
     /** `$HERDR_BIN_PATH` when set (the running server's own binary), else `herdr` on PATH. */
     readonly bin: string,
+    private readonly execa: typeof Execa,
     private readonly timeoutMs = callTimeout(),
   ) {}
 
   /** Runs `herdr <args>`; resolves with stdout on exit 0, throws a HerdrError otherwise. */
   async run(args: readonly string[], timeoutMs = this.timeoutMs): Promise<string> {
-    const result = await execa(this.bin, args, {
+    const result = await this.execa(this.bin, args, {
       reject: false,
       stdin: 'ignore',
       timeout: timeoutMs,
@@ -86,7 +91,7 @@ export class HerdrCli {
 
   /** Starts a long call (a wait) that the caller may cancel with `.kill()`. */
   start(args: readonly string[]): ResultPromise<{ reject: false; stdin: 'ignore'; encoding: 'utf8' }> {
-    return execa(this.bin, args, { reject: false, stdin: 'ignore', encoding: 'utf8' });
+    return this.execa(this.bin, args, { reject: false, stdin: 'ignore', encoding: 'utf8' });
   }
 
   /** Turns a finished long call into its envelope's result or a HerdrError. */

@@ -36,7 +36,7 @@ export function herdrBin(env: NodeJS.ProcessEnv = process.env): string {
 export async function detectHerdr(env: NodeJS.ProcessEnv = process.env): Promise<HerdrPlace> {
   if (env.HERDR_ENV !== '1')
     throw new HerdrError('herdr_not_detected', 'lanes is not running inside Herdr (HERDR_ENV is not 1)');
-  const cli = new HerdrCli(herdrBin(env));
+  const cli = await HerdrCli.create(herdrBin(env));
   const clientVersion = requireVersion(await cli.run(['--version']), 'the herdr command');
   const status = parseStatus(await cli.run(['status', 'server', '--json']));
   if (!status.running)

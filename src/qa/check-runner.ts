@@ -1,6 +1,5 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { execa } from 'execa';
 import type { CheckRun } from '../core/kernel.js';
 import { tailOf } from '../core/kernel.js';
 import type { AcceptanceCheck } from '../core/plan.js';
@@ -65,6 +64,8 @@ export async function runCheck(
     }
   };
   let timedOut = false;
+  // (execa and its many modules load only when there is no process helper to run the check)
+  const { execa } = await import('execa');
   const child = execa(file as string, args, {
     cwd,
     reject: false,
