@@ -16,7 +16,7 @@ import type { Report } from '../src/core/report.js';
 import { admitLane, enroll } from '../src/core/transitions.js';
 import { newKernelRecord } from '../src/core/kernel.js';
 import { BatchStore, recordBytes } from '../src/store/batch-store.js';
-import { fsyncsReferences, stateFlush } from '../src/store/durability.js';
+import { fsyncsReferences, readStateFlush, stateFlush } from '../src/store/durability.js';
 import { BatchFiles } from '../src/store/batch-files.js';
 import { Journal } from '../src/store/journal.js';
 import { TaskStore } from '../src/store/task-store.js';
@@ -268,5 +268,20 @@ describe('durability follows git (store/durability.ts)', () => {
     const flushing = (await findRepo(flushingRepo)).stateDir;
     expect(stateFlush(flushing)).toBe(true);
     expect(stateFlush(plain)).toBe(false);
+  });
+
+  it('reads whether to flush ahead, through the process helper, with the same answer', async () => {
+    const flushingRepo = await makeRepo();
+    await git(flushingRepo, 'config', 'core.fsync', 'reference,-reference');
+    const notFlushing = (await findRepo(flushingRepo)).stateDir;
+    await readStateFlush(notFlushing);
+    // (read ahead: changing the config now no longer changes the answer)
+    await git(flushingRepo, 'config', 'core.fsync', 'all');
+    expect(stateFlush(notFlushing)).toBe(false);
+    const allRepo = await makeRepo();
+    await git(allRepo, 'config', 'core.fsync', 'all');
+    const all = (await findRepo(allRepo)).stateDir;
+    await readStateFlush(all);
+    expect(stateFlush(all)).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import { computeWaves } from '../core/waves.js';
 import { gitVersion, resolveCommit, updateRef } from '../git/commits.js';
 import { listWorktrees } from '../git/worktrees.js';
 import { BatchFiles } from '../store/batch-files.js';
+import { readStateFlush } from '../store/durability.js';
 import { readLaneDirectives } from '../store/lane-directives-file.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { checkExecutorPrograms } from './executor-preflight.js';
@@ -53,9 +54,11 @@ export async function preflight(
     resolveCommit(repo.root, plan.base),
     resolveCommit(repo.root, `refs/heads/${branch}`),
     listWorktrees(repo.root),
+    readStateFlush(repo.stateDir), // (the batch's first write is moments away)
   ] as const;
   for (const read of reads) read.catch(() => {}); // (each is awaited below, in turn)
   await reads[0];
+  await reads[4];
   const [baseHead, tip] = await Promise.all([reads[1], reads[2]]);
   const config = loadConfig(repo.root);
   const settings = resolveSettings(plan, config, overrides, readLaneDirectives(repo.root));

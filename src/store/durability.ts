@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
+import { git } from '../git/git.js';
 
 // How durable lanes' state files are: as durable as the repository's own references. git
 // (by default) flushes neither its loose objects nor its refs, so after a power loss the
@@ -41,6 +42,21 @@ export function stateFlush(stateDir: string): boolean {
     flushByStateDir.set(stateDir, flush);
   }
   return flush;
+}
+
+/**
+ * stateFlush read ahead, through the process helper: the first write then forks nothing
+ * (a fork of lanes itself blocks lanes for as long as git runs). A command that is about to
+ * write calls it beside its other start-up reads; a failure leaves it to the first write.
+ */
+export async function readStateFlush(stateDir: string): Promise<void> {
+  if (flushByStateDir.has(stateDir)) return;
+  const gitDir = dirname(stateDir);
+  const read = await git(gitDir, ['--git-dir', gitDir, 'config', '--get', 'core.fsync'], {
+    okCodes: [1],
+  }).catch(() => null);
+  if (read === null || flushByStateDir.has(stateDir)) return;
+  flushByStateDir.set(stateDir, fsyncsReferences(read.exitCode === 0 ? read.stdout.trim() : null));
 }
 
 function coreFsyncOf(gitDir: string): string | null {
