@@ -14,6 +14,7 @@ import type { CommandContext } from '../context.js';
 import { formatReport } from '../print-report.js';
 import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
 import { acquireBatchLock } from '../../store/lock.js';
+import { readStateFlush } from '../../store/durability.js';
 import { runTui } from '../lazy-tui.js';
 
 /** The batch a command means when none is named: the only one that has not ended. */
@@ -47,6 +48,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
   if (values.replan && !values.approve)
     throw badInput('usage', 'lanes resume: --replan needs --approve (a fresh confirmation)');
   const repo = await findRepo(ctx.cwd);
+  const flushRead = readStateFlush(repo.stateDir); // (beside the reads below: store/durability.ts)
   const store = new BatchStore(repo.stateDir);
   const batchId = batchIdArg('resume', positionals[0]) ?? defaultBatch(store, 'resume');
   const ports = batchPorts(repo, batchId);
@@ -94,6 +96,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     return 3;
   }
   checkResumePrograms(repo.root, approval?.replan ?? ports.store.readPlan(), record);
+  await flushRead;
   const command = ['lanes', 'resume', ...argv].join(' ');
   if (drawsTui(values.headless)) {
     // In the TUI a parked batch waits on screen for `r`, the fresh confirmation.
