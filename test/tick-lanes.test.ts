@@ -341,6 +341,33 @@ describe('a release that finds changes in the lane', () => {
     expect(await git(d.repo.root, 'branch', '--list', 'lane/relx/R')).toBe('');
     expect(child(await d.tick(again), 'R').state).toBe('released');
   });
+
+  it('keeps a locked lane on its branch and says it is not for changes of its own', async () => {
+    const { d } = await oneChildLane('rell', 'L', 'l/**', check('ok', 'test -f l/x.txt'));
+    const lane = realpathSync(d.lanePath('L'));
+    writeFiles(lane, { 'l/x.txt': 'x\n' });
+    const done = await exited(d, 'L');
+    await git(d.repo.root, 'worktree', 'lock', lane);
+    const steward = new Steward(
+      d.repo.root,
+      'rell',
+      DEFAULT_CONFIG,
+      () => tempDir('logs-'),
+      new LaneWorktrees(d.repo.root),
+    );
+    const asked = handoff(await d.tick({ releaseChecksClean: true }), 'release', 'L');
+    const kept = await steward.release(
+      asked as Extract<Handoff, { action: 'release' }>,
+      child(done, 'L').commit!,
+      'batch/rell',
+    );
+    expect(kept).toMatchObject({ changed: false, why: expect.stringContaining('locked') });
+    expect((await git(lane, 'symbolic-ref', 'HEAD')).trim()).toBe('refs/heads/lane/rell/L');
+    // Refused for another reason: the coordinator does not ask again in this run.
+    expect(
+      handoff(await d.tick({ releaseChecksClean: true, releasing: ['L'] }), 'release', 'L'),
+    ).toBeUndefined();
+  });
 });
 
 describe('QA failure limit and resume', () => {

@@ -209,7 +209,7 @@ export class Coordinator {
           ...waysOut.input,
           ...lanes,
           exited,
-          releasing: this.jobs.releasing(),
+          releasing: [...this.jobs.releasing(), ...this.jobs.releasesRefused()],
           releaseChecksClean: true,
           keptChanged: this.jobs.releasesKeptForChanges(),
           ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)

@@ -272,6 +272,16 @@ export class StewardJobs {
 
   /** Integrated lanes a release left in place for changes of their own (TickInput.keptChanged). */
   private readonly keptChanged = new Set<string>();
+  /**
+   * Integrated lanes a release left in place for another reason (a locked worktree, the
+   * integration not on the batch branch): said once, not asked for again by this
+   * coordinator (a release repeated every tick would keep the loop from ever ending).
+   */
+  private readonly refused = new Set<string>();
+
+  releasesRefused(): string[] {
+    return [...this.refused];
+  }
 
   releasesKeptForChanges(): string[] {
     return [...this.keptChanged];
@@ -280,7 +290,8 @@ export class StewardJobs {
   release(h: ReleaseHandoff, commit: string): void {
     this.jobs.push(`release:${h.task_id}`, async () => {
       const kept = await this.deps.steward.release(h, commit, this.deps.batchBranch);
-      if (kept?.changed) this.keptChanged.add(h.task_id);
+      // (kept for changes: asked for again once clean; for anything else: not in this run)
+      if (kept) (kept.changed ? this.keptChanged : this.refused).add(h.task_id);
       if (kept) return this.deps.notice(`${h.task_id}: ${kept.why}`);
       this.keptChanged.delete(h.task_id);
       this.deps.released(h.task_id);

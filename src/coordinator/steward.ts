@@ -157,14 +157,18 @@ export class Steward {
     // The branch goes first (the lane detached from it): a crash between the two leaves
     // a lane the next release finds again, never a branch that nothing deletes any more.
     const tip = step.deleteBranch ? await wt.branchTip(h.lane_branch) : null;
-    if (tip !== null) await wt.deleteBranch(h.lane_path, h.lane_branch);
+    // (put back only as it was: on its branch, at that tip)
+    const onIt = tip !== null && wt.branchAt(h.lane_path) === h.lane_branch;
+    if (step.deleteBranch) await wt.deleteBranch(h.lane_path, h.lane_branch);
     const why = await wt.remove(h.lane_path);
     if (why === null) {
       crashPoint('after-worktree-remove', h.task_id);
       return null;
     }
     if (!wt.exists(h.lane_path)) return { why, changed: false };
-    if (tip !== null) await wt.restoreBranch(h.lane_path, h.lane_branch, tip);
-    return { why, changed: !(await wt.isClean(h.lane_path)) };
+    if (onIt) await wt.restoreBranch(h.lane_path, h.lane_branch, tip);
+    // (a worktree git cannot read any more says nothing of changes: kept for another reason)
+    const clean = await wt.isClean(h.lane_path).catch(() => null);
+    return { why, changed: clean === false };
   }
 }

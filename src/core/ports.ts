@@ -85,8 +85,14 @@ export interface WorktreePort {
   resetKeep(path: string, base: string): Promise<boolean>;
   /** Detaches the worktree (when there still is one) and deletes its branch. */
   deleteBranch(path: string, branch: string): Promise<void>;
-  /** Undoes deleteBranch for a worktree that stays: the branch made again at `tip`, the worktree on it. */
-  restoreBranch(path: string, branch: string, tip: string): Promise<void>;
+  /** The branch a worktree is on (read from its files), or null when detached or not a linked worktree. */
+  branchAt(path: string): string | null;
+  /**
+   * Undoes deleteBranch for a worktree that stays, only as it was: still detached at `tip`,
+   * the branch made again there (unless it was made again meanwhile elsewhere) and the
+   * worktree put back on it. False when it was left as it is.
+   */
+  restoreBranch(path: string, branch: string, tip: string): Promise<boolean>;
   /** `git worktree remove` without --force: null, or why it failed. */
   remove(path: string): Promise<string | null>;
   /** What the lane watch compares: a fingerprint of the lane's files and the paths changed since `base`. */

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
 import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
 import { RepoSessions } from './repo-sessions.js';
-import { linkedGitDir } from './worktree-files.js';
+import { linkedBranch, linkedGitDir } from './worktree-files.js';
 import {
   changedPaths,
   changedPathsAtExit,
@@ -83,11 +83,22 @@ export class LaneWorktrees implements WorktreePort {
     await git(this.repoRoot, ['branch', '-D', '--quiet', branch], { okCodes: [1] });
   }
 
-  async restoreBranch(path: string, branch: string, tip: string): Promise<void> {
+  branchAt(path: string): string | null {
+    return linkedBranch(path);
+  }
+
+  async restoreBranch(path: string, branch: string, tip: string): Promise<boolean> {
+    // (a worktree `git worktree remove` left half removed has no git directory to go back to:
+    // git would look for one further up, and could move another repository's HEAD)
+    const gitDir = linkedGitDir(path);
+    if (gitDir === null || !existsSync(join(gitDir, 'HEAD'))) return false;
+    if (linkedBranch(path) !== null || (await this.headOf(path)) !== tip) return false;
     const ref = `refs/heads/${branch}`;
-    if ((await this.sessions.objects.resolve(ref)) === null)
-      await this.sessions.refs.transaction([`create ${ref} ${tip}`]);
-    await git(path, ['symbolic-ref', 'HEAD', ref]);
+    const now = await this.sessions.objects.resolve(ref);
+    if (now !== null && now !== tip) return false;
+    if (now === null && !(await this.sessions.refs.transaction([`create ${ref} ${tip}`]))) return false;
+    await git(path, ['--git-dir', gitDir, 'symbolic-ref', 'HEAD', ref]);
+    return true;
   }
 
   async remove(path: string): Promise<string | null> {

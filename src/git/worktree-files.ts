@@ -34,6 +34,12 @@ function readHead(gitDir: string): { head: string | null; branch: string | null 
   return /^[0-9a-f]{40,64}$/.test(text) ? { head: text, branch: null } : null;
 }
 
+/** The branch a linked worktree is on, from its HEAD file; null when detached or not one. */
+export function linkedBranch(path: string): string | null {
+  const gitDir = linkedGitDir(path);
+  return gitDir === null ? null : (readHead(gitDir)?.branch ?? null);
+}
+
 /**
  * The worktrees of the repository whose common git directory is `commonDir`, or null when
  * its files are not the plain layout read here (a bare repository, a file git would
