@@ -7,11 +7,12 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { constants } from 'node:fs';
-import { dirname, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { stateFlush } from './durability.js';
 import { LanesError } from '../core/errors.js';
@@ -81,6 +82,50 @@ function stampOf(st: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigi
   return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+/** Per folder: whether every change of a file there moves its change time past one looked at. */
+const fineChangeTimes = new Map<string, boolean>();
+
+/**
+ * A stamp proves a file unchanged only where a change made after the stamp was taken always
+ * moves the file's change time: a file system with fine-grained times, or Linux's multigrain
+ * times (6.13 on: ext4, xfs, btrfs, tmpfs). With times in clock ticks, a file rewritten in
+ * the tick it was stamped in keeps its stamp (git's "racily clean" index entries): there the
+ * file is always read. Found out once a process for each folder: three writes to a probe
+ * file, each after a look at its change time, must each move it.
+ */
+function changesAlwaysSeen(dir: string): boolean {
+  let fine = fineChangeTimes.get(dir);
+  if (fine === undefined) fineChangeTimes.set(dir, (fine = probeChangeTimes(dir)));
+  return fine;
+}
+
+function probeChangeTimes(dir: string): boolean {
+  const probe = join(dir, `.lanes-stamp-probe.${process.pid}.${randomBytes(4).toString('hex')}`);
+  let fd: number;
+  try {
+    fd = openSync(
+      probe,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch {
+    return false;
+  }
+  try {
+    for (let i = 0; i < 3; i++) {
+      const before = fstatSync(fd, { bigint: true }).ctimeNs;
+      writeSync(fd, 'x');
+      if (fstatSync(fd, { bigint: true }).ctimeNs === before) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+    rmSync(probe, { force: true });
+  }
+}
+
 /**
  * readStateFile, with the file's stamp; 'same' (nothing read) when the file is still the
  * one `known` stamped. For a state file read again and again (the record, a kernel record,
@@ -95,7 +140,7 @@ export function readStateFileStamped(
   const st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   if (!st) return null;
   if (st.isSymbolicLink()) throw symlinkError(path);
-  if (known !== null && stampOf(st) === known) return 'same';
+  if (known !== null && stampOf(st) === known && changesAlwaysSeen(dirname(path))) return 'same';
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -152,10 +197,15 @@ export function writeStateFileAtomic(
     unlinkSync(temp);
     throw error;
   }
-  closeSync(fd);
-  crashPoint('atomic-write-before-rename', relative(stateDir, path));
-  renameSync(temp, path);
-  const stamp = stampOf(lstatSync(path, { bigint: true }));
+  let stamp: FileStamp;
+  try {
+    crashPoint('atomic-write-before-rename', relative(stateDir, path));
+    renameSync(temp, path);
+    // (of the file this wrote, through its descriptor: never of one renamed over it since)
+    stamp = stampOf(fstatSync(fd, { bigint: true }));
+  } finally {
+    closeSync(fd);
+  }
   if (!durable) return stamp;
   const dirFd = openSync(dirname(path), constants.O_RDONLY);
   try {
