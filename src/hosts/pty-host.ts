@@ -31,6 +31,23 @@ function holdsFd(proc: pty.IPty): boolean {
   return socket?.destroyed !== true;
 }
 
+/**
+ * What was typed into a pane and not written yet (node-pty queues a write the pty cannot
+ * take: a paste the executor is not reading) is dropped when the pty closes: node-pty 1.1.0
+ * would go on writing it to the closed descriptor, or to a file that reused its number.
+ */
+function dropQueuedWritesOnClose(proc: pty.IPty): void {
+  const internals = proc as unknown as {
+    _socket?: { once?: (event: 'close', listener: () => void) => void };
+    _writeStream?: { _writeQueue?: unknown[]; dispose?: () => void };
+  };
+  internals._socket?.once?.('close', () => {
+    const queue = internals._writeStream?._writeQueue;
+    if (Array.isArray(queue)) queue.length = 0;
+    internals._writeStream?.dispose?.();
+  });
+}
+
 export class PtyHost implements Host {
   readonly name = 'pty' as const;
   private sessions = new Set<PtySession>();
@@ -58,6 +75,7 @@ export class PtyHost implements Host {
     // its executor exits loses output (docs/DECISIONS.md "Pane output"). The transcript gets
     // every byte at once; the screen model queues what it has not parsed yet (bounded).
     drainAfterExit(proc);
+    dropQueuedWritesOnClose(proc);
     proc.onData((data) => {
       transcript.add(data);
       void screen.write(data);

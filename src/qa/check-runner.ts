@@ -47,6 +47,8 @@ export async function runCheck(
       tail: tailOf(result.tail),
     };
   }
+  // (execa and its many modules load only when there is no process helper to run the check)
+  const { execa } = await import('execa');
   let fd: number | null = null;
   if (logPath) {
     mkdirSync(dirname(logPath), { recursive: true });
@@ -64,8 +66,6 @@ export async function runCheck(
     }
   };
   let timedOut = false;
-  // (execa and its many modules load only when there is no process helper to run the check)
-  const { execa } = await import('execa');
   const child = execa(file as string, args, {
     cwd,
     reject: false,
