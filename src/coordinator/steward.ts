@@ -1,4 +1,3 @@
-import { realpathSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Config } from '../core/config.js';
 import { mayMoveToBase, provisionFailure, provisionStep } from '../core/lane-provision.js';
@@ -65,9 +64,10 @@ export class Steward {
     // is clean, on its branch, at the base: its admission needs no status read for that.
     const untouched =
       step.kind === 'add' && this.config.copy_files.length === 0 && this.config.setup.length === 0;
-    if (!untouched) return { kind: 'offer', taskId: h.task_id, path };
+    const realpath = untouched ? this.worktrees.realpath(path) : null;
+    if (realpath === null) return { kind: 'offer', taskId: h.task_id, path };
     const facts: OfferFacts = {
-      realpath: realpathSync(path),
+      realpath,
       sameRepository: true,
       isWorktreeRoot: true,
       branch: h.lane_branch,
