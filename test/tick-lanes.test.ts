@@ -299,6 +299,12 @@ describe('release handoffs', () => {
   });
 });
 
+/** The coordinator's own steward, over the driver's repository and batch. */
+function stewardOf(d: Driver): Steward {
+  const worktrees = new LaneWorktrees(d.repo.root);
+  return new Steward(d.repo.root, d.plan.batch, DEFAULT_CONFIG, () => tempDir('logs-'), worktrees);
+}
+
 describe('a release that finds changes in the lane', () => {
   it('keeps the lane on its branch, is not asked for again while the changes stay, and goes once they are gone', async () => {
     const { d } = await oneChildLane('relx', 'R', 'r/**', check('ok', 'test -f r/x.txt'));
@@ -309,13 +315,7 @@ describe('a release that finds changes in the lane', () => {
     const tip = (await git(lane, 'rev-parse', 'HEAD')).trim();
     writeFiles(lane, { 'notes.txt': 'mine\n' }); // (after the integration: not the lane's delivery)
     // The coordinator's steward checks for changes itself: the report asks without a status.
-    const steward = new Steward(
-      d.repo.root,
-      'relx',
-      DEFAULT_CONFIG,
-      () => tempDir('logs-'),
-      new LaneWorktrees(d.repo.root),
-    );
+    const steward = stewardOf(d);
     const asked = handoff(await d.tick({ releaseChecksClean: true }), 'release', 'R');
     expect(asked).toBeDefined();
     const kept = await steward.release(
@@ -348,13 +348,7 @@ describe('a release that finds changes in the lane', () => {
     writeFiles(lane, { 'l/x.txt': 'x\n' });
     const done = await exited(d, 'L');
     await git(d.repo.root, 'worktree', 'lock', lane);
-    const steward = new Steward(
-      d.repo.root,
-      'rell',
-      DEFAULT_CONFIG,
-      () => tempDir('logs-'),
-      new LaneWorktrees(d.repo.root),
-    );
+    const steward = stewardOf(d);
     const asked = handoff(await d.tick({ releaseChecksClean: true }), 'release', 'L');
     const kept = await steward.release(
       asked as Extract<Handoff, { action: 'release' }>,

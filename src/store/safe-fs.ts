@@ -52,18 +52,23 @@ export function assertNoSymlink(stateDir: string, path: string): boolean {
   return true;
 }
 
-/** Reads a file under the state dir, or null when it does not exist. */
-export function readStateFile(stateDir: string, path: string): string | null {
-  assertNoSymlink(stateDir, path);
-  let fd: number;
+/** A state file opened to read, never through a symlink; null when it does not exist. */
+function openToRead(path: string): number | null {
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    return openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
     if (code === 'ELOOP') throw symlinkError(path);
     throw error;
   }
+}
+
+/** Reads a file under the state dir, or null when it does not exist. */
+export function readStateFile(stateDir: string, path: string): string | null {
+  assertNoSymlink(stateDir, path);
+  const fd = openToRead(path);
+  if (fd === null) return null;
   try {
     return readFileSync(fd, 'utf8');
   } finally {
@@ -141,15 +146,8 @@ export function readStateFileStamped(
   if (!st) return null;
   if (st.isSymbolicLink()) throw symlinkError(path);
   if (known !== null && stampOf(st) === known && changesAlwaysSeen(dirname(path))) return 'same';
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw symlinkError(path);
-    throw error;
-  }
+  const fd = openToRead(path);
+  if (fd === null) return null;
   try {
     // (the stamp of the file read, not of the one looked at a moment before)
     const stamp = stampOf(fstatSync(fd, { bigint: true }));
