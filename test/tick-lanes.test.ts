@@ -342,6 +342,27 @@ describe('a release that finds changes in the lane', () => {
     expect(child(await d.tick(again), 'R').state).toBe('released');
   });
 
+  it('leaves a lane someone moved to a branch of their own as it is, until it can go', async () => {
+    const { d } = await oneChildLane('relm', 'M', 'm/**', check('ok', 'test -f m/x.txt'));
+    const lane = realpathSync(d.lanePath('M'));
+    writeFiles(lane, { 'm/x.txt': 'x\n' });
+    const done = await exited(d, 'M');
+    await git(lane, 'switch', '-q', '-c', 'mine');
+    writeFiles(lane, { 'notes.txt': 'mine\n' });
+    const steward = stewardOf(d);
+    const asked = handoff(await d.tick({ releaseChecksClean: true }), 'release', 'M');
+    const release = asked as Extract<Handoff, { action: 'release' }>;
+    const commit = child(done, 'M').commit!;
+    expect(await steward.release(release, commit, 'batch/relm')).toMatchObject({ changed: true });
+    expect((await git(lane, 'symbolic-ref', 'HEAD')).trim()).toBe('refs/heads/mine');
+    expect(await git(d.repo.root, 'branch', '--list', 'lane/relm/M')).not.toBe('');
+    rmSync(join(lane, 'notes.txt'));
+    expect(await steward.release(release, commit, 'batch/relm')).toBeNull();
+    expect(existsSync(lane)).toBe(false);
+    expect(await git(d.repo.root, 'branch', '--list', 'lane/relm/M')).toBe('');
+    expect(await git(d.repo.root, 'branch', '--list', 'mine')).not.toBe('');
+  });
+
   it('keeps a locked lane on its branch and says it is not for changes of its own', async () => {
     const { d } = await oneChildLane('rell', 'L', 'l/**', check('ok', 'test -f l/x.txt'));
     const lane = realpathSync(d.lanePath('L'));

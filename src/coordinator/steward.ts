@@ -157,12 +157,13 @@ export class Steward {
     // The branch goes first (the lane detached from it): a crash between the two leaves
     // a lane the next release finds again, never a branch that nothing deletes any more.
     const tip = step.deleteBranch ? await wt.branchTip(h.lane_branch) : null;
-    // (put back only as it was: on its branch, at that tip)
+    // A lane someone moved off its branch is left as it is until the remove goes through.
     const onIt = tip !== null && wt.branchAt(h.lane_path) === h.lane_branch;
-    if (step.deleteBranch) await wt.deleteBranch(h.lane_path, h.lane_branch);
+    if (onIt) await wt.deleteBranch(h.lane_path, h.lane_branch);
     const why = await wt.remove(h.lane_path);
     if (why === null) {
       crashPoint('after-worktree-remove', h.task_id);
+      if (tip !== null && !onIt) await wt.deleteBranch(h.lane_path, h.lane_branch);
       return null;
     }
     if (!wt.exists(h.lane_path)) return { why, changed: false };

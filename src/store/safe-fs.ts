@@ -89,6 +89,8 @@ function stampOf(st: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigi
 
 /** Per folder: whether every change of a file there moves its change time past one looked at. */
 const fineChangeTimes = new Map<string, boolean>();
+/** The folders this process has written a state file in (writeStateFileAtomic). */
+const writtenFolders = new Set<string>();
 
 /**
  * A stamp proves a file unchanged only where a change made after the stamp was taken always
@@ -99,6 +101,8 @@ const fineChangeTimes = new Map<string, boolean>();
  * file, each after a look at its change time, must each move it.
  */
 function changesAlwaysSeen(dir: string): boolean {
+  // (only where this process writes state already: a command that only reads writes nothing)
+  if (!writtenFolders.has(dir)) return false;
   let fine = fineChangeTimes.get(dir);
   if (fine === undefined) fineChangeTimes.set(dir, (fine = probeChangeTimes(dir)));
   return fine;
@@ -126,8 +130,12 @@ function probeChangeTimes(dir: string): boolean {
   } catch {
     return false;
   } finally {
-    closeSync(fd);
-    rmSync(probe, { force: true });
+    try {
+      closeSync(fd);
+      rmSync(probe, { force: true });
+    } catch {
+      // (a folder that lets files be made but not removed: the probe stays; reads go on)
+    }
   }
 }
 
@@ -204,6 +212,7 @@ export function writeStateFileAtomic(
   } finally {
     closeSync(fd);
   }
+  writtenFolders.add(dirname(path));
   if (!durable) return stamp;
   const dirFd = openSync(dirname(path), constants.O_RDONLY);
   try {
