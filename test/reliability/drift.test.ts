@@ -121,11 +121,17 @@ describe.concurrent('drift while a batch runs', () => {
     const plan = writePlan({
       batch: 'back',
       executor: 'script',
-      children: [fileChild('A'), fileChild('G', [], waitForGate(gate))],
+      // G writes its work first, then waits for the gate: whatever comes first after the
+      // reset, G's exit or a tick woken by anything else (a finished release job wakes the
+      // loop once more), the lineage check parks G with its work in the lane. (G writing
+      // only after the gate failed in CI when such a tick parked G, and stopped it, first.)
+      children: [
+        fileChild('A'),
+        { ...fileChild('G'), run: `mkdir -p f && echo G > f/G.txt; ${waitForGate(gate)}` },
+      ],
     });
     const run = spawnLanes(ctx, ['-C', repo, 'start', plan, '--yes', '--headless']);
-    // A integrated and released (the tick after its release done), while G runs: from here
-    // on only G's exit makes the coordinator tick.
+    // A integrated and released (the tick after its release done), while G runs.
     await until(
       () => {
         const e = events(repo, 'back');
