@@ -6,6 +6,7 @@ import { killGroup } from '../process/process-group.js';
 import { wrapWithExitStatus } from './exit-status.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
 import { LOG_LIMIT_BYTES, Transcript } from './transcript.js';
+import { OutputListeners } from './output-listeners.js';
 
 // Executors as plain child processes (no terminal): output to the transcript file. Each
 // runs in its own process group so that kill reaches everything it started. A command
@@ -47,7 +48,7 @@ function session(
   pid: number | null,
   exited: Promise<ExitInfo>,
   transcript: Transcript,
-  listeners: Set<(chunk: string) => void>,
+  listeners: OutputListeners,
 ): LaneSession {
   let running = true;
   void exited.then(() => (running = false));
@@ -60,10 +61,7 @@ function session(
     get running() {
       return running;
     },
-    onOutput(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onOutput: (listener) => listeners.add(listener),
     write() {
       // no terminal: headless executors get no input
     },
@@ -78,7 +76,7 @@ function session(
 function openThroughHelper(helper: GitHelper, spec: LaunchSpec): Promise<LaneSession> {
   const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
   const lines = new Transcript(null); // (the helper writes the file)
-  const listeners = new Set<(chunk: string) => void>();
+  const listeners = new OutputListeners();
   let pid: number | null = null;
   let end: (exit: ExitInfo) => void = () => {};
   const exited = new Promise<ExitInfo>((resolve) => (end = resolve));
@@ -103,7 +101,7 @@ function openThroughHelper(helper: GitHelper, spec: LaunchSpec): Promise<LaneSes
         },
         output(text) {
           lines.add(text);
-          for (const l of listeners) l(text);
+          listeners.emit(text);
         },
         exited(code, signal, spawnError) {
           // The helper itself ended: the executor may still run, and nothing reads its output.
@@ -120,7 +118,7 @@ function openInProcess(spec: LaunchSpec): LaneSession {
   const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath);
   const transcript = new Transcript(spec.logPath);
   const render = spec.renderLine ? lineRenderer(spec.renderLine) : null;
-  const listeners = new Set<(chunk: string) => void>();
+  const listeners = new OutputListeners();
   // (node's own spawn: execa costs the loop ~2 ms more a process, and an exit is all we need)
   const child = spawn(file as string, args, {
     cwd: spec.cwd,
@@ -142,7 +140,7 @@ function openInProcess(spec: LaunchSpec): LaneSession {
   });
   const output = (chunk: string) => {
     transcript.add(render ? render.add(chunk) : chunk);
-    for (const l of listeners) l(chunk);
+    listeners.emit(chunk);
   };
   // stdout and stderr into one transcript, each chunk as it comes.
   for (const stream of [child.stdout, child.stderr]) {

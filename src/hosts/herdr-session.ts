@@ -9,6 +9,7 @@ import { killGroup } from '../process/process-group.js';
 import type { ExitInfo, LaneSession, LaunchSpec } from './host.js';
 import { isSameProcessAlive, processStartTime } from '../process/process-info.js';
 import { Transcript } from './transcript.js';
+import { OutputListeners } from './output-listeners.js';
 
 // One executor in a Herdr tab. Its end is known from the status file its wrapper writes
 // (polled: it works even while Herdr does not answer), woken early by `pane wait-output`
@@ -50,7 +51,7 @@ export class HerdrSession implements LaneSession {
   private lines: string[] = [];
   private readAt = 0;
   private refreshing: Promise<void> | null = null;
-  private readonly listeners = new Set<(chunk: string) => void>();
+  private readonly listeners = new OutputListeners();
   private statusTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private refreshEvery = RECENT_REFRESH_MS;
@@ -80,8 +81,7 @@ export class HerdrSession implements LaneSession {
   }
 
   onOutput(listener: (chunk: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** Keystrokes typed into the tab (the TUI normally focuses the tab instead). */
@@ -178,7 +178,7 @@ export class HerdrSession implements LaneSession {
     if (added.length === 0) return false;
     const chunk = `${added.join('\n')}\n`;
     this.transcript.add(chunk);
-    for (const listener of this.listeners) listener(chunk);
+    this.listeners.emit(chunk);
     return true;
   }
 

@@ -6,6 +6,7 @@ import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
 import { drainAfterExit } from './pty-drain.js';
 import { ScreenModel } from './screen.js';
 import { Transcript } from './transcript.js';
+import { OutputListeners } from './output-listeners.js';
 
 // Executors in pseudo-terminals (node-pty), each with a headless xterm screen model that
 // the TUI renders from. Resizing a pane resizes the screen model and the pty together.
@@ -62,7 +63,7 @@ export class PtyHost implements Host {
     const [file, ...args] = wrapWithExitStatus(spec.argv, spec.statusPath, LINGER_SECONDS);
     const screen = new ScreenModel(this.size.cols, this.size.rows, this.scrollback);
     const transcript = new Transcript(spec.logPath, false);
-    const listeners = new Set<(chunk: string) => void>();
+    const listeners = new OutputListeners();
     const proc = pty.spawn(file as string, args, {
       name: 'xterm-256color',
       cols: this.size.cols,
@@ -79,7 +80,7 @@ export class PtyHost implements Host {
     proc.onData((data) => {
       transcript.add(data);
       void screen.write(data);
-      for (const l of listeners) l(data);
+      listeners.emit(data);
     });
     const exited = new Promise<ExitInfo>((resolve) => {
       // node-pty reports the exit once the pty is read to its end; the session ends when the
@@ -105,10 +106,7 @@ export class PtyHost implements Host {
       get running() {
         return running;
       },
-      onOutput(listener) {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
+      onOutput: (listener) => listeners.add(listener),
       write(data) {
         if (running && holdsFd(proc)) proc.write(data);
       },
