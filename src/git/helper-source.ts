@@ -13,7 +13,7 @@
 // start (as if lanes had not sent them), executors lose their output's reader (as they would
 // have without the helper), then it ends.
 export const HELPER_SOURCE = `
-const { execFile, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const { createInterface } = require('node:readline');
 const { dirname } = require('node:path');
@@ -27,20 +27,41 @@ function nextSerial() {
   serialRunning = req !== undefined;
   if (req) runGit(req, nextSerial);
 }
+// (spawn, not execFile: no stdin pipe for a request without input, and no output buffering
+// of execFile's own; a fork of this process is most of what a git call costs it)
 function runGit(req, done) {
-  const child = execFile('git', req.argv, {
-    cwd: req.cwd,
-    env: { ...process.env, ...req.env },
-    maxBuffer: 256 * 1024 * 1024,
-    encoding: 'utf8',
-  }, (error, stdout, stderr) => {
-    const code = error && error.code;
-    if (error && typeof code !== 'number')
-      out({ id: req.id, exitCode: null, stdout, stderr, spawnError: error.message });
-    else out({ id: req.id, exitCode: typeof code === 'number' ? code : 0, stdout, stderr });
+  const input = typeof req.input === 'string';
+  let child;
+  try {
+    child = spawn('git', req.argv, {
+      cwd: req.cwd,
+      env: { ...process.env, ...req.env },
+      stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    out({ id: req.id, exitCode: null, stdout: '', stderr: '', spawnError: error.message });
     if (done) done();
-  });
-  if (child.stdin) {
+    return;
+  }
+  let stdout = '';
+  let stderr = '';
+  let spawnError;
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (text) => { stdout += text; });
+  child.stderr.on('data', (text) => { stderr += text; });
+  let finished = false;
+  const finish = (code) => {
+    if (finished) return;
+    finished = true;
+    if (typeof code !== 'number')
+      out({ id: req.id, exitCode: null, stdout, stderr, spawnError: spawnError || 'git ended by a signal' });
+    else out({ id: req.id, exitCode: code, stdout, stderr });
+    if (done) done();
+  };
+  child.on('error', (error) => { spawnError = error.message; if (!child.pid) finish(null); });
+  child.on('close', (code) => finish(code));
+  if (input) {
     child.stdin.on('error', () => {});
     child.stdin.end(req.input);
   }

@@ -64,8 +64,13 @@ export class LaneWorktrees implements WorktreePort {
 
   async add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null> {
     mkdirSync(dirname(path), { recursive: true });
-    const args = branchExists ? ['-B', branch] : ['-b', branch];
-    const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...args, path, base], {
+    // A new branch is made in the repository's ref transaction process: `worktree add -b`
+    // would start a `git branch` of its own for it (docs/DECISIONS.md "Integration overhead,
+    // session 8"). The create fails when the branch exists (made meanwhile): `-b` says so then.
+    const made =
+      !branchExists && (await this.sessions.refs.transaction([`create refs/heads/${branch} ${base}`]));
+    const args = made ? [path, branch] : [branchExists ? '-B' : '-b', branch, path, base];
+    const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...args], {
       okCodes: [128, 255],
     });
     return add.exitCode === 0 ? null : add.stderr.trim();
