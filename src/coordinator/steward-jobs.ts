@@ -193,12 +193,13 @@ export class StewardJobs {
       let made: Made;
       let fate: 'hand' | 'ahead' | 'discard' = then;
       try {
-        const result = await this.deps.steward.provision({
-          action: 'provision',
+        const handoff = {
+          action: 'provision' as const,
           task_id: task,
           lane_branch: laneBranch,
           base_head: this.head(),
-        });
+        };
+        const result = await this.deps.steward.provision(handoff, then === 'ahead');
         made =
           result.kind === 'offer'
             ? {

@@ -37,7 +37,13 @@ export class Steward {
     return template.includes('{child}') ? path : join(path, taskId);
   }
 
-  async provision(h: Extract<Handoff, { action: 'provision' }>): Promise<ProvisionResult> {
+  /**
+   * `ahead`: a lane made before its child's turn (DESIGN §7, "Lanes made ahead"). With no
+   * files to copy and no setup to run it is made without a checkout: every offer is brought
+   * to the batch head first (bringToBase), which checks it out there, so the files are
+   * written once instead of twice.
+   */
+  async provision(h: Extract<Handoff, { action: 'provision' }>, ahead = false): Promise<ProvisionResult> {
     const path = this.lanePath(h.task_id);
     const failed = (reason: string): ProvisionResult => ({
       kind: 'failed',
@@ -49,10 +55,15 @@ export class Steward {
       await this.spotAt(path, h),
     );
     if (step.kind === 'fail') return failed(step.reason);
-    if (step.kind === 'move-to-base' && !(await this.moveToBase(path, h.base_head)))
-      return failed(step.ifRefused);
+    // (a lane left from before a crash may still wait for its checkout: done before anyone looks)
+    if (step.kind === 'reuse' || step.kind === 'move-to-base') {
+      if (!(await this.moveToBase(path, h.base_head)))
+        return failed(step.kind === 'move-to-base' ? step.ifRefused : `${path} could not be checked out`);
+    }
+    const bare = this.config.copy_files.length === 0 && this.config.setup.length === 0;
     if (step.kind === 'add') {
-      const why = await this.worktrees.add(path, h.lane_branch, h.base_head, step.branchExists);
+      const checkout = !(ahead && bare);
+      const why = await this.worktrees.add(path, h.lane_branch, h.base_head, step.branchExists, checkout);
       if (why !== null) return failed(why);
       crashPoint('after-worktree-add', h.task_id);
     }
@@ -60,10 +71,9 @@ export class Steward {
       join(this.logDirFor(h.task_id), `${name}.log`),
     );
     if (notReady) return failed(notReady);
-    // A worktree `git worktree add` has just checked out, with nothing copied or run in it,
-    // is clean, on its branch, at the base: its admission needs no status read for that.
-    const untouched =
-      step.kind === 'add' && this.config.copy_files.length === 0 && this.config.setup.length === 0;
+    // A worktree `git worktree add` has just made, with nothing copied or run in it, is clean,
+    // on its branch, at the base (once checked out): its admission needs no status read for that.
+    const untouched = step.kind === 'add' && bare;
     const realpath = untouched ? this.worktrees.realpath(path) : null;
     if (realpath === null) return { kind: 'offer', taskId: h.task_id, path };
     const facts: OfferFacts = {
@@ -101,12 +111,17 @@ export class Steward {
     return (await this.bringToBase(path, base)) !== 'refused';
   }
 
-  /** moveToBase without a process when the lane is at the base already. */
+  /**
+   * moveToBase without a process when the lane is at the base already (and checked out: one
+   * made without a checkout is checked out at the base here).
+   */
   async bringToBase(path: string, base: string): Promise<'at-base' | 'moved' | 'refused'> {
     const head = await this.worktrees.headOf(path);
-    if (head === base) return 'at-base';
-    const onBase = head !== null && (await this.worktrees.onBranch(head, base));
-    return mayMoveToBase(head, onBase) && (await this.worktrees.resetKeep(path, base)) ? 'moved' : 'refused';
+    const unpopulated = this.worktrees.isUnpopulated(path);
+    if (head === base && !unpopulated) return 'at-base';
+    const onBase = head !== null && (head === base || (await this.worktrees.onBranch(head, base)));
+    if (!mayMoveToBase(head, onBase) || !(await this.worktrees.resetKeep(path, base))) return 'refused';
+    return head === base ? 'at-base' : 'moved';
   }
 
   /**

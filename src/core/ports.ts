@@ -71,17 +71,34 @@ export interface WorktreePort {
    */
   at(path: string, listed?: readonly WorktreeInfo[]): Promise<WorktreeInfo | undefined>;
   exists(path: string): boolean;
-  /** Nothing changed, staged or untracked. */
+  /** Nothing changed, staged or untracked (a lane not checked out yet: nothing in it at all). */
   isClean(path: string): Promise<boolean>;
+  /**
+   * A lane made without a checkout (add with `checkout` false) and still holding nothing but
+   * its `.git` file: resetKeep checks it out.
+   */
+  isUnpopulated(path: string): boolean;
   /** The commit a local branch points at, or null when there is no such branch. */
   branchTip(branch: string): Promise<string | null>;
   /** `commit` is `tip` or one of its ancestors. */
   onBranch(commit: string, tip: string): Promise<boolean>;
   /** The commit a worktree's HEAD is at, or null. */
   headOf(path: string): Promise<string | null>;
-  /** `git worktree add` of `branch` at `base` (the branch made, or reset when it exists): null, or why not. */
-  add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null>;
-  /** Moves the worktree's branch to `base`, keeping nothing of its own in the way: false when refused. */
+  /**
+   * `git worktree add` of `branch` at `base` (the branch made, or reset when it exists): null,
+   * or why not. `checkout` false: nothing checked out (isUnpopulated) until resetKeep.
+   */
+  add(
+    path: string,
+    branch: string,
+    base: string,
+    branchExists: boolean,
+    checkout?: boolean,
+  ): Promise<string | null>;
+  /**
+   * Moves the worktree's branch to `base`, keeping nothing of its own in the way: false when
+   * refused. A lane not checked out yet is checked out at `base`.
+   */
   resetKeep(path: string, base: string): Promise<boolean>;
   /** Detaches the worktree (when there still is one) and deletes its branch. */
   deleteBranch(path: string, branch: string): Promise<void>;
@@ -93,7 +110,7 @@ export interface WorktreePort {
    * worktree put back on it. False when it was left as it is.
    */
   restoreBranch(path: string, branch: string, tip: string): Promise<boolean>;
-  /** `git worktree remove` without --force: null, or why it failed. */
+  /** `git worktree remove` without --force (a lane not checked out yet: with it): null, or why it failed. */
   remove(path: string): Promise<string | null>;
   /** What the lane watch compares: a fingerprint of the lane's files and the paths changed since `base`. */
   lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }>;

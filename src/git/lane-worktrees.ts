@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
@@ -44,7 +44,19 @@ export class LaneWorktrees implements WorktreePort {
   }
 
   isClean(path: string): Promise<boolean> {
-    return isClean(path);
+    return this.isUnpopulated(path) ? Promise.resolve(true) : isClean(path);
+  }
+
+  isUnpopulated(path: string): boolean {
+    // `worktree add --no-checkout` writes no index; git reads such a lane as every file deleted
+    const gitDir = linkedGitDir(path);
+    if (gitDir === null || existsSync(join(gitDir, 'index'))) return false;
+    try {
+      const names = readdirSync(path);
+      return names.length === 1 && names[0] === '.git';
+    } catch {
+      return false;
+    }
   }
 
   branchTip(branch: string): Promise<string | null> {
@@ -62,7 +74,13 @@ export class LaneWorktrees implements WorktreePort {
       : this.sessions.objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
   }
 
-  async add(path: string, branch: string, base: string, branchExists: boolean): Promise<string | null> {
+  async add(
+    path: string,
+    branch: string,
+    base: string,
+    branchExists: boolean,
+    checkout = true,
+  ): Promise<string | null> {
     mkdirSync(dirname(path), { recursive: true });
     // A new branch is made in the repository's ref transaction process: `worktree add -b`
     // would start a `git branch` of its own for it (docs/DECISIONS.md "Integration overhead,
@@ -70,15 +88,19 @@ export class LaneWorktrees implements WorktreePort {
     const made =
       !branchExists && (await this.sessions.refs.transaction([`create refs/heads/${branch} ${base}`]));
     const args = made ? [path, branch] : [branchExists ? '-B' : '-b', branch, path, base];
-    const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...args], {
+    const noCheckout = checkout ? [] : ['--no-checkout'];
+    const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...noCheckout, ...args], {
       okCodes: [128, 255],
     });
     return add.exitCode === 0 ? null : add.stderr.trim();
   }
 
   async resetKeep(path: string, base: string): Promise<boolean> {
-    // `reset --keep` refuses when a file it would change has changes of the lane's own.
-    const moved = await git(path, ['reset', '--keep', '--quiet', base], { okCodes: [1, 128] });
+    // `reset --keep` refuses when a file it would change has changes of the lane's own. A
+    // lane with nothing in it yet has no index: --keep would leave it empty, --hard checks it
+    // out (and there is nothing of anyone's in it to lose).
+    const mode = this.isUnpopulated(path) ? '--hard' : '--keep';
+    const moved = await git(path, ['reset', mode, '--quiet', base], { okCodes: [1, 128] });
     return moved.exitCode === 0;
   }
 
@@ -107,7 +129,9 @@ export class LaneWorktrees implements WorktreePort {
   }
 
   async remove(path: string): Promise<string | null> {
-    const removed = await git(this.repoRoot, ['worktree', 'remove', path], { okCodes: [128] });
+    // (git would refuse a lane not checked out yet as changed: every file reads as deleted)
+    const force = this.isUnpopulated(path) ? ['--force'] : [];
+    const removed = await git(this.repoRoot, ['worktree', 'remove', ...force, path], { okCodes: [128] });
     return removed.exitCode === 0 ? null : `git worktree remove failed: ${removed.stderr.trim()}`;
   }
 
