@@ -1,9 +1,19 @@
-import { copyFileSync, existsSync, linkSync, lstatSync, renameSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { personLine } from './commit-writer.js';
 import { git, gitLine } from './git.js';
 import type { RepoSessions } from './repo-sessions.js';
 import { indexHolds } from './lane-status.js';
+import { statStamp } from './index-entries.js';
 import { linkedGitDir } from './worktree-files.js';
 import { scratchDir } from '../process/scratch.js';
 
@@ -82,7 +92,7 @@ function fileStamps(lanePath: string, paths: readonly string[]): { text: string;
       const st = lstatSync(join(lanePath, p), { bigint: true, throwIfNoEntry: false });
       if (!st) return '-';
       for (const t of [st.mtimeNs, st.ctimeNs]) if (t > latest) latest = t;
-      return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
+      return statStamp(st); // (in an index entry's fields: exit-tree.ts compares with those)
     })
     .join('\0');
   return { text, latest };
@@ -124,7 +134,7 @@ export async function buildDeliveryTree(
     // base and the file is unchanged since, the copy is the base already.
     const laneIndex = gitDir === null ? null : join(gitDir, 'index');
     const holdsBase = laneIndex !== null && indexHolds(lanePath, base);
-    if (laneIndex !== null && existsSync(laneIndex)) copyFileSync(laneIndex, index);
+    if (laneIndex !== null && existsSync(laneIndex)) copyIndex(laneIndex, index);
     const kept =
       existsSync(index) &&
       ((holdsBase && indexHolds(lanePath, base)) ||
@@ -143,6 +153,20 @@ export async function buildDeliveryTree(
     dropDeliveryTree(built);
     throw error;
   }
+}
+
+/**
+ * A copy of an index file that git reads as it reads the original: git takes an entry whose
+ * file was changed in the same clock tick as the index was written ("racily clean") for
+ * changed only by comparing the entry's mtime with the index file's, so the copy gets the
+ * original's mtime (a microsecond earlier at most: every entry the original's racy, and a
+ * few more, go on being checked by their content).
+ */
+export function copyIndex(from: string, to: string): void {
+  copyFileSync(from, to);
+  const { atimeNs, mtimeNs } = statSync(from, { bigint: true });
+  const seconds = (ns: bigint) => Number(ns / 1000n - 1n) / 1e6;
+  utimesSync(to, seconds(atimeNs), seconds(mtimeNs));
 }
 
 export function dropDeliveryTree(built: Pick<DeliveryTree, 'index' | 'scratch'>): void {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
+import { readExitTree } from './exit-tree.js';
 import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
@@ -10,6 +11,7 @@ import { linkedBranch, linkedGitDir } from './worktree-files.js';
 import {
   changedPaths,
   changedPathsAtExit,
+  keepChangedPaths,
   isClean,
   listWorktrees,
   realpathOrNull,
@@ -142,8 +144,10 @@ export class LaneWorktrees implements WorktreePort {
     return { fingerprint: status?.entries.join('\0') ?? '', changed };
   }
 
-  changedAtExit(path: string, base: string): Promise<string[]> {
-    return changedPathsAtExit(path, base);
+  async changedAtExit(path: string, base: string): Promise<string[]> {
+    // (the whole lane's tree, kept for the delivery: exit-tree.ts; else a status)
+    const fromTree = await readExitTree(this.sessions, path, base);
+    return fromTree !== null ? keepChangedPaths(path, base, fromTree) : changedPathsAtExit(path, base);
   }
 
   keepWork(path: string, branch: string): Promise<string> {

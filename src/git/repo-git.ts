@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { CommitSummary, DeliveryIds, GitPort, LaneLook, OfferFacts } from '../core/ports.js';
 import { cleanMerge, commitsBetween, sameChange } from './commits.js';
 import { disjointMerge } from './disjoint-merge.js';
+import { takeExitTree } from './exit-tree.js';
 import { personLine } from './commit-writer.js';
 import {
   buildDeliveryTree,
@@ -129,7 +130,9 @@ export class RepoGit implements GitPort {
   stageDelivery(lanePath: string, base: string, paths: readonly string[]): Promise<void> {
     // (after one still being built for the lane: they share its private index)
     const before = this.early.get(lanePath)?.then(dropDeliveryTree, () => {}) ?? Promise.resolve();
-    const building = before.then(() => buildDeliveryTree(lanePath, base, paths));
+    // (the tree of the whole lane read at the exit, when it is all the delivery's: no process)
+    const atExit = takeExitTree(lanePath, base, paths);
+    const building = before.then(() => atExit ?? buildDeliveryTree(lanePath, base, paths));
     this.early.set(lanePath, building);
     return building.then(
       () => {},

@@ -185,7 +185,11 @@ const readAtExit = new Map<string, string[]>();
 
 /** changedPaths, kept for the next `takeChangedPaths` of the same lane and base. */
 export async function changedPathsAtExit(lanePath: string, base: string): Promise<string[]> {
-  const paths = await changedPaths(lanePath, base);
+  return keepChangedPaths(lanePath, base, await changedPaths(lanePath, base));
+}
+
+/** Paths read at the exit another way (exit-tree.ts), kept like changedPathsAtExit's. */
+export function keepChangedPaths(lanePath: string, base: string, paths: string[]): string[] {
   readAtExit.set(`${lanePath}\0${base}`, paths);
   return paths;
 }

@@ -7,16 +7,16 @@ import {
   openSync,
   readFileSync,
   renameSync,
-  rmSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { constants } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { stateFlush } from './durability.js';
 import { LanesError } from '../core/errors.js';
 import { crashPoint } from '../process/crash-points.js';
+import { changeTimesAlwaysMove } from '../process/change-times.js';
 
 // File primitives for the state directory: nothing under it is ever reached through a
 // symbolic link, and every write is temp file + fsync + rename, so a reader sees the old
@@ -87,56 +87,16 @@ function stampOf(st: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigi
   return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
-/** Per folder: whether every change of a file there moves its change time past one looked at. */
-const fineChangeTimes = new Map<string, boolean>();
 /** The folders this process has written a state file in (writeStateFileAtomic). */
 const writtenFolders = new Set<string>();
 
 /**
  * A stamp proves a file unchanged only where a change made after the stamp was taken always
- * moves the file's change time: a file system with fine-grained times, or Linux's multigrain
- * times (6.13 on: ext4, xfs, btrfs, tmpfs). With times in clock ticks, a file rewritten in
- * the tick it was stamped in keeps its stamp (git's "racily clean" index entries): there the
- * file is always read. Found out once a process for each folder: three writes to a probe
- * file, each after a look at its change time, must each move it.
+ * moves the file's change time (process/change-times.ts); elsewhere the file is always read.
+ * Only where this process writes state already: a command that only reads writes no probe.
  */
 function changesAlwaysSeen(dir: string): boolean {
-  // (only where this process writes state already: a command that only reads writes nothing)
-  if (!writtenFolders.has(dir)) return false;
-  let fine = fineChangeTimes.get(dir);
-  if (fine === undefined) fineChangeTimes.set(dir, (fine = probeChangeTimes(dir)));
-  return fine;
-}
-
-function probeChangeTimes(dir: string): boolean {
-  const probe = join(dir, `.lanes-stamp-probe.${process.pid}.${randomBytes(4).toString('hex')}`);
-  let fd: number;
-  try {
-    fd = openSync(
-      probe,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
-  } catch {
-    return false;
-  }
-  try {
-    for (let i = 0; i < 3; i++) {
-      const before = fstatSync(fd, { bigint: true }).ctimeNs;
-      writeSync(fd, 'x');
-      if (fstatSync(fd, { bigint: true }).ctimeNs === before) return false;
-    }
-    return true;
-  } catch {
-    return false;
-  } finally {
-    try {
-      closeSync(fd);
-      rmSync(probe, { force: true });
-    } catch {
-      // (a folder that lets files be made but not removed: the probe stays; reads go on)
-    }
-  }
+  return writtenFolders.has(dir) && changeTimesAlwaysMove(dir);
 }
 
 /**
