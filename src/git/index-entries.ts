@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 
-// The stat data git recorded in an index file for some of its paths: what `git add` saw of
-// each file when it hashed it (git's index format, versions 2 to 4: gitformat-index(5)).
-// A file whose stat data is still that one is unchanged since git read it, wherever a
-// change always moves the file's change time (see exit-tree.ts). Stamps here are git's
-// own 32-bit fields: inode, size, mtime and ctime (seconds and nanoseconds).
+// An index file read for what git recorded in it (git's index format, versions 2 to 4:
+// gitformat-index(5)): each entry's path, mode, flags and the stat data `git add` saw of the
+// file when it hashed it, and the root of its cached tree (the TREE extension). A file whose
+// stat data is still that one is unchanged since git read it, wherever a change always moves
+// the file's change time (see exit-tree.ts). Stamps here are git's own 32-bit fields: inode,
+// size, mtime and ctime (seconds and nanoseconds).
 
 const U32 = 2n ** 32n;
 const NS = 1_000_000_000n;
@@ -19,16 +20,35 @@ export function statStamp(st: BigIntStats): string {
   return `${st.ino % U32}:${st.size % U32}:${seconds(st.mtimeNs)}:${seconds(st.ctimeNs)}`;
 }
 
+export interface IndexEntry {
+  path: string;
+  /** git's mode: 0o100644, 0o100755, 0o120000 (a symlink), 0o160000 (a submodule). */
+  mode: number;
+  stage: number;
+  /** assume-valid, skip-worktree or intent-to-add: git does not compare such a file as usual. */
+  special: boolean;
+  stamp: string;
+}
+
+export interface IndexRead {
+  /** The entries `keep` kept. */
+  entries: IndexEntry[];
+  count: number;
+  /** The tree the whole index makes, when its cached tree says so (else null). */
+  rootTree: string | null;
+}
+
 /**
- * The stamps of `wanted` paths (stage 0 entries) in the index at `indexPath`. Null when the file is not an index this reads: a
- * version other than 2-4, a split index (its entries are partly in another file), or cut
- * short. A wanted path the index does not hold is left out.
+ * The index at `indexPath`: the entries whose path `keep` takes. Null when the file is not an
+ * index this reads (a version other than 2-4, a split index: its entries are partly in
+ * another file; cut short), or holds more than `limit` entries.
  */
-export function indexStamps(
+export function readIndex(
   indexPath: string,
   oidBytes: number,
-  wanted: ReadonlySet<string>,
-): Map<string, string> | null {
+  keep: (path: string) => boolean,
+  limit = Infinity,
+): IndexRead | null {
   let buf: Buffer;
   try {
     buf = readFileSync(indexPath);
@@ -37,17 +57,18 @@ export function indexStamps(
   }
   if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') return null;
   const version = buf.readUInt32BE(4);
-  if (version < 2 || version > 4) return null;
   const count = buf.readUInt32BE(8);
-  const stamps = new Map<string, string>();
+  if (version < 2 || version > 4 || count > limit) return null;
+  const entries: IndexEntry[] = [];
   let off = 12;
   let previous: Buffer = Buffer.alloc(0);
   const fixed = 40 + oidBytes + 2; // (ten 32-bit fields, the object name, the flags)
   for (let i = 0; i < count; i++) {
     if (off + fixed > buf.length) return null;
     const flags = buf.readUInt16BE(off + 40 + oidBytes);
-    const extended = version >= 3 && (flags & 0x4000) !== 0;
-    const nameAt = off + fixed + (extended ? 2 : 0);
+    const hasExtended = version >= 3 && (flags & 0x4000) !== 0;
+    const extended = hasExtended ? buf.readUInt16BE(off + fixed) : 0;
+    const nameAt = off + fixed + (hasExtended ? 2 : 0);
     let name: Buffer;
     let next: number;
     if (version === 4) {
@@ -73,19 +94,51 @@ export function indexStamps(
     }
     previous = name;
     const path = name.toString('utf8');
-    if (((flags >> 12) & 3) === 0 && wanted.has(path)) {
+    if (keep(path)) {
       const ctime = BigInt(buf.readUInt32BE(off)) * NS + BigInt(buf.readUInt32BE(off + 4));
       const mtime = BigInt(buf.readUInt32BE(off + 8)) * NS + BigInt(buf.readUInt32BE(off + 12));
       const ino = buf.readUInt32BE(off + 20);
       const size = buf.readUInt32BE(off + 36);
-      stamps.set(path, `${ino}:${size}:${seconds(mtime)}:${seconds(ctime)}`);
+      entries.push({
+        path,
+        mode: buf.readUInt32BE(off + 24),
+        stage: (flags >> 12) & 3,
+        // (assume-valid in the flags; skip-worktree and intent-to-add in the extended ones)
+        special: (flags & 0x8000) !== 0 || (extended & 0x6000) !== 0,
+        stamp: `${ino}:${size}:${seconds(mtime)}:${seconds(ctime)}`,
+      });
     }
     off = next;
   }
   // Extensions follow the entries (4-byte name, 32-bit size), then the checksum.
+  let rootTree: string | null = null;
   while (off + 8 <= buf.length - oidBytes) {
-    if (buf.toString('latin1', off, off + 4) === 'link') return null;
-    off += 8 + buf.readUInt32BE(off + 4);
+    const name = buf.toString('latin1', off, off + 4);
+    const size = buf.readUInt32BE(off + 4);
+    if (name === 'link') return null;
+    if (name === 'TREE') rootTree = cachedRoot(buf.subarray(off + 8, off + 8 + size), oidBytes);
+    off += 8 + size;
   }
-  return stamps;
+  return { entries, count, rootTree };
+}
+
+/** The root of a TREE extension: "" NUL, entry count (-1: not valid), space, subtrees, LF, then the tree. */
+function cachedRoot(data: Buffer, oidBytes: number): string | null {
+  if (data[0] !== 0) return null;
+  const lf = data.indexOf(10);
+  if (lf < 0) return null;
+  const [entries] = data.toString('latin1', 1, lf).split(' ');
+  if (entries === undefined || Number(entries) < 0 || lf + 1 + oidBytes > data.length) return null;
+  return data.toString('hex', lf + 1, lf + 1 + oidBytes);
+}
+
+/** The stamps of `wanted` paths (stage 0 entries) in the index at `indexPath`; null as readIndex. */
+export function indexStamps(
+  indexPath: string,
+  oidBytes: number,
+  wanted: ReadonlySet<string>,
+): Map<string, string> | null {
+  const read = readIndex(indexPath, oidBytes, (p) => wanted.has(p));
+  if (read === null) return null;
+  return new Map(read.entries.filter((e) => e.stage === 0).map((e) => [e.path, e.stamp]));
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
+import { provenClean } from './clean-proof.js';
 import { readExitTree } from './exit-tree.js';
 import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
@@ -131,8 +132,10 @@ export class LaneWorktrees implements WorktreePort {
   }
 
   async remove(path: string): Promise<string | null> {
-    // (git would refuse a lane not checked out yet as changed: every file reads as deleted)
-    const force = this.isUnpopulated(path) ? ['--force'] : [];
+    // --force only for a lane with nothing to lose: not checked out yet (git would read every
+    // file as deleted), or proven clean from its files (no status of git's: clean-proof.ts).
+    const nothingToLose = this.isUnpopulated(path) || (await provenClean(this.sessions.objects, path));
+    const force = nothingToLose ? ['--force'] : [];
     const removed = await git(this.repoRoot, ['worktree', 'remove', ...force, path], { okCodes: [128] });
     return removed.exitCode === 0 ? null : `git worktree remove failed: ${removed.stderr.trim()}`;
   }
