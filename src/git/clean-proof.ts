@@ -28,7 +28,7 @@ export async function provenClean(objects: ObjectReader, lanePath: string): Prom
   const head = await objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
   const tree = head === null ? null : (await objects.commit(head))?.tree;
   if (!tree) return false;
-  const index = readIndex(join(gitDir, 'index'), tree.length / 2, () => true, MAX_FILES);
+  const index = readIndex(join(gitDir, 'index'), tree.length / 2, 'all', MAX_FILES);
   if (index === null || index.rootTree !== tree) return false;
   const files = new Set<string>();
   const folders = new Set<string>();

@@ -39,16 +39,24 @@ export interface IndexRead {
 }
 
 /**
- * The index at `indexPath`: the entries whose path `keep` takes. Null when the file is not an
- * index this reads (a version other than 2-4, a split index: its entries are partly in
- * another file; cut short), or holds more than `limit` entries.
+ * The index at `indexPath`: every entry, or those of the `wanted` paths (then no other
+ * path is decoded: an index of a big repository is read in a few milliseconds). Null when
+ * the file is not an index this reads (a version other than 2-4, a split index: its entries
+ * are partly in another file; cut short), or holds more than `limit` entries.
  */
 export function readIndex(
   indexPath: string,
   oidBytes: number,
-  keep: (path: string) => boolean,
+  wanted: ReadonlySet<string> | 'all',
   limit = Infinity,
 ): IndexRead | null {
+  // (the wanted paths' bytes, by length: a path of another length is not one of them)
+  const byLength = new Map<number, Buffer[]>();
+  if (wanted !== 'all')
+    for (const path of wanted) {
+      const bytes = Buffer.from(path);
+      byLength.set(bytes.length, [...(byLength.get(bytes.length) ?? []), bytes]);
+    }
   let buf: Buffer;
   try {
     buf = readFileSync(indexPath);
@@ -93,8 +101,8 @@ export function readIndex(
       next = off + ((end - off + 8) & ~7);
     }
     previous = name;
-    const path = name.toString('utf8');
-    if (keep(path)) {
+    if (wanted === 'all' || byLength.get(name.length)?.some((b) => b.equals(name))) {
+      const path = name.toString('utf8');
       const ctime = BigInt(buf.readUInt32BE(off)) * NS + BigInt(buf.readUInt32BE(off + 4));
       const mtime = BigInt(buf.readUInt32BE(off + 8)) * NS + BigInt(buf.readUInt32BE(off + 12));
       const ino = buf.readUInt32BE(off + 20);
@@ -138,7 +146,7 @@ export function indexStamps(
   oidBytes: number,
   wanted: ReadonlySet<string>,
 ): Map<string, string> | null {
-  const read = readIndex(indexPath, oidBytes, (p) => wanted.has(p));
+  const read = readIndex(indexPath, oidBytes, wanted);
   if (read === null) return null;
   return new Map(read.entries.filter((e) => e.stage === 0).map((e) => [e.path, e.stamp]));
 }
