@@ -59,6 +59,14 @@ describe('a lane proven clean from its files', () => {
         async (l) => (writeFileSync(join(l, 'src', 'a.txt'), 'A\n'), await git(l, 'add', 'src/a.txt')),
       ],
       ['a nested repository', async (l) => void (await git(l, 'init', '-q', 'inner'))],
+      // (a path through a file: lstat fails with ENOTDIR, which the proof must not throw)
+      [
+        'a folder made a file',
+        (l) => (
+          rmSync(join(l, 'src', 'deep'), { recursive: true }),
+          writeFileSync(join(l, 'src', 'deep'), 'x')
+        ),
+      ],
     ];
     for (const [what, change] of cases) {
       const { lane, objects, status } = await freshLane();

@@ -161,6 +161,18 @@ describe('lanes clean', () => {
     expect(await branches(repo, 'batch/kb')).toEqual(['batch/kb']);
   }, 120_000);
 
+  it('removes a lane made ahead and never checked out (nothing in it), without --force', async () => {
+    const repo = await completedBatch('cn');
+    // (as a coordinator that stopped, or was killed, leaves a lane it made ahead)
+    const lane = join(tempDir(), 'X');
+    await git(repo, 'worktree', 'add', '-q', '--no-checkout', '-b', 'lane/cn/X', lane, 'batch/cn');
+    const r = await lanesInProcess(['-C', repo, 'clean', 'cn']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await branches(repo, 'lane/cn/*')).toEqual([]);
+    expect(await worktreePaths(repo)).toEqual([repo]);
+    expect(existsSync(lane)).toBe(false);
+  }, 120_000);
+
   it('refuses while unintegrated work would be lost, naming it; --force trashes it and cleans', async () => {
     const repo = await leanRepo();
     const failing = { ...fileChild('P'), acceptance: [{ id: 'never', run: ['false'] }] };

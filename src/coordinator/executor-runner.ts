@@ -290,10 +290,12 @@ export class ExecutorRunner {
     const ranFor = this.options.clock.now().getTime() - live.startedAt;
     const child = this.store.readRecord().children.find((c) => c.task_id === h.task_id);
     const lane = child?.lane;
-    const atExit = lane ? await this.options.worktrees.changedAtExit(lane.path, lane.base_head) : null;
+    const stoppedByLanes = this.stopping.delete(h.task_id);
+    // (not read for an executor lanes stopped: its lane is going, and the tick has its exit)
+    const atExit =
+      lane && !stoppedByLanes ? await this.options.worktrees.changedAtExit(lane.path, lane.base_head) : null;
     const changed = atExit === null || atExit.length > 0;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
-    const stoppedByLanes = this.stopping.delete(h.task_id);
     const end = {
       ranForMs: ranFor,
       laneChanged: changed,

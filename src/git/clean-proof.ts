@@ -23,6 +23,14 @@ const SYMLINK = 0o120000;
 const TYPE = 0o170000;
 
 export async function provenClean(objects: ObjectReader, lanePath: string): Promise<boolean> {
+  try {
+    return await proveClean(objects, lanePath);
+  } catch {
+    return false; // (a file it cannot look at: a path through a file, no permission; git looks)
+  }
+}
+
+async function proveClean(objects: ObjectReader, lanePath: string): Promise<boolean> {
   const gitDir = linkedGitDir(lanePath);
   if (gitDir === null || !changeTimesAlwaysMove(dirname(lanePath))) return false;
   const head = await objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);

@@ -159,8 +159,8 @@ export async function buildDeliveryTree(
  * A copy of an index file that git reads as it reads the original: git takes an entry whose
  * file was changed in the same clock tick as the index was written ("racily clean") for
  * changed only by comparing the entry's mtime with the index file's, so the copy gets the
- * original's mtime (a microsecond earlier at most: every entry the original's racy, and a
- * few more, go on being checked by their content).
+ * original's mtime (1-2 microseconds earlier, never later: every entry racy to the original,
+ * and perhaps a few more, goes on being checked by its content).
  */
 export function copyIndex(from: string, to: string): void {
   copyFileSync(from, to);

@@ -20,7 +20,9 @@ import { linkedGitDir } from './worktree-files.js';
 // That proves a file unchanged only where every change moves the change time
 // (process/change-times.ts); anywhere else the caller reads a status, as before.
 
-const EXIT_INDEX = 'lanes-exit-index';
+/** Each exit tree's private index, in the lane's git directory (its own file: see takeExitTree). */
+let made = 0;
+const exitIndexName = () => `lanes-exit-index.${process.pid}.${++made}`;
 
 /** Exit trees by lane and base, until the lane's delivery is staged (takeExitTree). */
 const kept = new Map<string, DeliveryTree>();
@@ -46,7 +48,7 @@ export async function readExitTree(
     stamps: '',
     trusted: false,
     tree: '',
-    index: join(gitDir, EXIT_INDEX),
+    index: join(gitDir, exitIndexName()),
     gitDir,
     scratch: null,
   };
@@ -67,7 +69,8 @@ export async function readExitTree(
     built.stamps = paths
       .map((p) => (changes.get(p) === '0 deleted' ? '-' : (stamps.get(p) ?? '?')))
       .join('\0');
-    built.trusted = present.every((p) => stamps.has(p));
+    // (a submodule's stat data says nothing of the commit it is at: never trusted)
+    built.trusted = present.every((p) => stamps.has(p) && !changes.get(p)!.startsWith('160000 '));
     if (built.trusted) kept.set(key, built);
     else dropDeliveryTree(built);
     return paths;

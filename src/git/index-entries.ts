@@ -50,6 +50,20 @@ export function readIndex(
   wanted: ReadonlySet<string> | 'all',
   limit = Infinity,
 ): IndexRead | null {
+  try {
+    return parseIndex(indexPath, oidBytes, wanted, limit);
+  } catch (error) {
+    if (error instanceof RangeError) return null; // (a field past the end: cut short)
+    throw error;
+  }
+}
+
+function parseIndex(
+  indexPath: string,
+  oidBytes: number,
+  wanted: ReadonlySet<string> | 'all',
+  limit: number,
+): IndexRead | null {
   // (the wanted paths' bytes, by length: a path of another length is not one of them)
   const byLength = new Map<number, Buffer[]>();
   if (wanted !== 'all')

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
@@ -8,7 +8,7 @@ import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
 import { RepoSessions } from './repo-sessions.js';
-import { linkedBranch, linkedGitDir } from './worktree-files.js';
+import { isUnpopulated, linkedBranch, linkedGitDir } from './worktree-files.js';
 import {
   changedPaths,
   changedPathsAtExit,
@@ -51,15 +51,7 @@ export class LaneWorktrees implements WorktreePort {
   }
 
   isUnpopulated(path: string): boolean {
-    // `worktree add --no-checkout` writes no index; git reads such a lane as every file deleted
-    const gitDir = linkedGitDir(path);
-    if (gitDir === null || existsSync(join(gitDir, 'index'))) return false;
-    try {
-      const names = readdirSync(path);
-      return names.length === 1 && names[0] === '.git';
-    } catch {
-      return false;
-    }
+    return isUnpopulated(path);
   }
 
   branchTip(branch: string): Promise<string | null> {

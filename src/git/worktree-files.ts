@@ -34,6 +34,21 @@ function readHead(gitDir: string): { head: string | null; branch: string | null 
   return /^[0-9a-f]{40,64}$/.test(text) ? { head: text, branch: null } : null;
 }
 
+/**
+ * A linked worktree made without a checkout (`worktree add --no-checkout`) and still holding
+ * nothing but its `.git` file: git wrote no index for it, and reads it as every file deleted.
+ */
+export function isUnpopulated(path: string): boolean {
+  const gitDir = linkedGitDir(path);
+  if (gitDir === null || existsSync(join(gitDir, 'index'))) return false;
+  try {
+    const names = readdirSync(path);
+    return names.length === 1 && names[0] === '.git';
+  } catch {
+    return false;
+  }
+}
+
 /** The branch a linked worktree is on, from its HEAD file; null when detached or not one. */
 export function linkedBranch(path: string): string | null {
   const gitDir = linkedGitDir(path);
