@@ -1,9 +1,19 @@
-import { lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyIndex } from '../src/git/delivery.js';
+import { copyIndex } from '../src/git/private-index.js';
 import { readExitTree, takeExitTree } from '../src/git/exit-tree.js';
 import { indexStamps, statStamp } from '../src/git/index-entries.js';
+import { LaneWorktrees } from '../src/git/lane-worktrees.js';
 import { RepoGit } from '../src/git/repo-git.js';
 import { RepoSessions } from '../src/git/repo-sessions.js';
 import { changedPaths } from '../src/git/worktrees.js';
@@ -79,6 +89,11 @@ describe('the stat data in an index', () => {
   });
 });
 
+/** What the coordinator reads at an exit: the exit tree where it is read, else a status. */
+function changedAtExit(repo: string, lane: string, base: string): Promise<string[]> {
+  return new LaneWorktrees(repo).changedAtExit(lane, base);
+}
+
 describe("a lane's exit tree", () => {
   it('lists what a status lists: changed, new, deleted, a symlink, committed by the executor; not ignored files', async () => {
     const repo = await makeRepo(FILES);
@@ -109,14 +124,16 @@ describe("a lane's exit tree", () => {
     const { lane, base } = await laneOf(repo);
     write(lane, { 'src/a.txt': 'A\n', 'src/c.txt': 'c\n' });
     const port = new RepoGit(repo, join(repo, '.git'));
-    const sessions = RepoSessions.of(repo);
-    // (kept for the delivery once read: taken by the stage when it holds exactly its paths)
-    expect(await readExitTree(sessions, lane, base)).toEqual(['src/a.txt', 'src/c.txt']);
-    expect(takeExitTree(lane, base, ['src/a.txt', 'src/c.txt'])).toMatchObject({ trusted: true });
-    const paths = await readExitTree(sessions, lane, base);
-    await port.stageDelivery(lane, base, paths!);
+    const paths = await changedAtExit(repo, lane, base);
+    expect(paths).toEqual(['src/a.txt', 'src/c.txt']);
+    await port.stageDelivery(lane, base, paths);
+    // (the exit tree taken: no delivery tree built, none left kept)
+    const gitDir = join(repo, '.git', 'worktrees', 'L');
+    if (changeTimesAlwaysMove(dirname(lane)))
+      expect(existsSync(join(gitDir, 'lanes-delivery-index'))).toBe(false);
+    expect(takeExitTree(lane, base, paths)).toBeNull();
     const ids = { batch: 'b', task: 'x', run: 'r1', base };
-    const commit = await port.commitDelivery(lane, 'lane/x', paths!, 'goal', ids);
+    const commit = await port.commitDelivery(lane, 'lane/x', paths, 'goal', ids);
     expect((await git(repo, 'show', `${commit}:src/a.txt`)).trim()).toBe('A');
     expect((await git(repo, 'rev-parse', `${commit}^`)).trim()).toBe(base);
     await port.syncLaneIndex(lane, commit);
@@ -128,10 +145,10 @@ describe("a lane's exit tree", () => {
     const { lane, base } = await laneOf(repo);
     write(lane, { 'src/a.txt': 'A\n' });
     const port = new RepoGit(repo, join(repo, '.git'));
-    const paths = await readExitTree(RepoSessions.of(repo), lane, base);
-    await port.stageDelivery(lane, base, paths!);
+    const paths = await changedAtExit(repo, lane, base);
+    await port.stageDelivery(lane, base, paths);
     write(lane, { 'src/a.txt': 'B\n' }); // (a check rewrote it: same size, same tick)
-    const commit = await port.commitDelivery(lane, 'lane/x', paths!, 'goal', {
+    const commit = await port.commitDelivery(lane, 'lane/x', paths, 'goal', {
       batch: 'b',
       task: 'x',
       run: 'r1',
@@ -144,10 +161,10 @@ describe("a lane's exit tree", () => {
     const repo = await makeRepo(FILES);
     const { lane, base } = await laneOf(repo);
     write(lane, { 'src/a.txt': 'A\n', 'README.md': 'not mine\n' });
-    const paths = await readExitTree(RepoSessions.of(repo), lane, base);
+    const paths = await changedAtExit(repo, lane, base);
     expect(paths).toEqual(['README.md', 'src/a.txt']);
     expect(takeExitTree(lane, base, ['src/a.txt'])).toBeNull();
     // (and nothing is kept for the lane after that)
-    expect(takeExitTree(lane, base, paths!)).toBeNull();
+    expect(takeExitTree(lane, base, paths)).toBeNull();
   });
 });

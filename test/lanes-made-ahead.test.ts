@@ -68,7 +68,7 @@ describe('a lane made ahead', () => {
     expect(await steward.bringToBase(lane, base)).toBe('at-base');
     expect(worktrees.isUnpopulated(lane)).toBe(false);
     expect(await statusOf(lane)).toBe('');
-    // Once checked out, the same call needs no git process and changes nothing.
+    // Once checked out, the same call finds it at the base and changes nothing.
     expect(await steward.bringToBase(lane, base)).toBe('at-base');
   });
 
@@ -121,7 +121,8 @@ describe('a lane made ahead', () => {
     expect(worktrees.isUnpopulated(lane)).toBe(false);
     expect(await worktrees.isClean(lane)).toBe(false);
     const head = await commitOnBatchHead(repo, 'next.txt');
-    await steward.bringToBase(lane, head); // (`reset --keep`: what it would change is kept)
+    // (`reset --keep`: it moves, and what it would change of the lane's is kept)
+    expect(await steward.bringToBase(lane, head)).toBe('moved');
     expect(readFileSync(join(lane, 'README.md'), 'utf8')).toBe('someone wrote this\n');
     expect(await worktrees.isClean(lane)).toBe(false);
     expect(await steward.discard('A', 'lane/b/A', branch)).toContain('has changes');

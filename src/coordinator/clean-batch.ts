@@ -6,7 +6,6 @@ import { LanesError } from '../core/errors.js';
 import type { BatchRecord } from '../core/record.js';
 import { dropRef, isAncestor, keepRef, resolveCommit } from '../git/commits.js';
 import { git } from '../git/git.js';
-import { isUnpopulated } from '../git/worktree-files.js';
 import { isClean, listWorktrees, realpathOrNull } from '../git/worktrees.js';
 import { BatchStore } from '../store/batch-store.js';
 import { acquireBatchLock } from '../store/lock.js';
@@ -37,8 +36,7 @@ async function laneFacts(repo: RepoPaths, record: BatchRecord): Promise<Lane[]> 
       taskId,
       worktree: present ? w.path : null,
       branch: w.branch,
-      // (a lane made ahead and never checked out holds nothing: git reads it as all deleted)
-      dirty: present && !isUnpopulated(w.path) && !(await isClean(w.path)),
+      dirty: present && !(await isClean(w.path)),
       unmergedCommits: false,
     });
   }

@@ -147,9 +147,10 @@ export class Steward {
 
   /**
    * Removes an integrated lane: only when clean and its commit is on the batch branch tip.
-   * `git worktree remove` without --force is what checks it is clean (the tick's report
-   * does not look first: DESIGN §7); a lane it refuses gets its branch back and stays, and
-   * `changed` says it has changes of its own. Null when the lane is gone.
+   * The remove is what checks it is clean (the tick's report does not look first: DESIGN
+   * §7): proven from its files, else by `git worktree remove` without --force. A lane it
+   * refuses gets its branch back and stays, and `changed` says it has changes of its own.
+   * Null when the lane is gone.
    */
   async release(
     h: Extract<Handoff, { action: 'release' }>,

@@ -110,7 +110,10 @@ export interface WorktreePort {
    * worktree put back on it. False when it was left as it is.
    */
   restoreBranch(path: string, branch: string, tip: string): Promise<boolean>;
-  /** `git worktree remove` without --force (a lane not checked out yet: with it): null, or why it failed. */
+  /**
+   * `git worktree remove`: without --force, unless the lane has nothing to lose (not checked
+   * out yet, or proven clean from its files): null, or why it failed.
+   */
   remove(path: string): Promise<string | null>;
   /** What the lane watch compares: a fingerprint of the lane's files and the paths changed since `base`. */
   lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }>;

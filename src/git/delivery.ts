@@ -1,16 +1,8 @@
-import {
-  copyFileSync,
-  existsSync,
-  linkSync,
-  lstatSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-} from 'node:fs';
+import { existsSync, linkSync, lstatSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { personLine } from './commit-writer.js';
-import { git, gitLine } from './git.js';
+import { git } from './git.js';
+import { addAndWriteTree, copyIndex } from './private-index.js';
 import type { RepoSessions } from './repo-sessions.js';
 import { indexHolds } from './lane-status.js';
 import { statStamp } from './index-entries.js';
@@ -66,16 +58,25 @@ export async function syncLaneIndex(lanePath: string): Promise<void> {
   await git(lanePath, ['reset', '--quiet']);
 }
 
-/** A delivery's tree, built in a private index (buildDeliveryTree): used once, then dropped. */
+/**
+ * A delivery's tree, built in a private index (buildDeliveryTree here, or readExitTree in
+ * exit-tree.ts at the executor's exit): used once, then dropped.
+ */
 export interface DeliveryTree {
   base: string;
-  /** The paths it holds, NUL-joined, and their files' stat data before git read them. */
+  /** The paths it holds, NUL-joined. */
   paths: string;
+  /**
+   * Their files' stat data as git read them (statStamp; '-': gone), NUL-joined: taken just
+   * before git read them (buildDeliveryTree), or the stat data git recorded in the private
+   * index (readExitTree). stillCurrent compares them with the files'.
+   */
   stamps: string;
   /**
-   * Every file was last changed before git wrote the private index. File times move in
-   * clock ticks, so a file rewritten in the tick it was stamped in can keep its stat data:
-   * without this the stamps prove nothing (git's own rule for a "racily clean" entry).
+   * The stamps prove the tree's files: buildDeliveryTree's, when every file was last
+   * changed before git wrote the private index (file times move in clock ticks, so a file
+   * rewritten in the tick it was stamped in can keep its stat data: git's own rule for a
+   * "racily clean" entry); readExitTree's, when git recorded each one (no submodule).
    */
   trusted: boolean;
   tree: string;
@@ -92,7 +93,7 @@ function fileStamps(lanePath: string, paths: readonly string[]): { text: string;
       const st = lstatSync(join(lanePath, p), { bigint: true, throwIfNoEntry: false });
       if (!st) return '-';
       for (const t of [st.mtimeNs, st.ctimeNs]) if (t > latest) latest = t;
-      return statStamp(st); // (in an index entry's fields: exit-tree.ts compares with those)
+      return statStamp(st); // (in an index entry's fields: an exit tree's stamps are those)
     })
     .join('\0');
   return { text, latest };
@@ -145,28 +146,13 @@ export async function buildDeliveryTree(
     }
     const stamped = fileStamps(lanePath, paths); // (before git reads them)
     built.stamps = stamped.text;
-    if (paths.length > 0) await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
-    built.tree = await gitLine(lanePath, ['write-tree'], { env });
+    built.tree = await addAndWriteTree(lanePath, index, paths);
     built.trusted = stamped.latest < lstatSync(index, { bigint: true }).mtimeNs;
     return built;
   } catch (error) {
     dropDeliveryTree(built);
     throw error;
   }
-}
-
-/**
- * A copy of an index file that git reads as it reads the original: git takes an entry whose
- * file was changed in the same clock tick as the index was written ("racily clean") for
- * changed only by comparing the entry's mtime with the index file's, so the copy gets the
- * original's mtime (1-2 microseconds earlier, never later: every entry racy to the original,
- * and perhaps a few more, goes on being checked by its content).
- */
-export function copyIndex(from: string, to: string): void {
-  copyFileSync(from, to);
-  const { atimeNs, mtimeNs } = statSync(from, { bigint: true });
-  const seconds = (ns: bigint) => Number(ns / 1000n - 1n) / 1e6;
-  utimesSync(to, seconds(atimeNs), seconds(mtimeNs));
 }
 
 export function dropDeliveryTree(built: Pick<DeliveryTree, 'index' | 'scratch'>): void {

@@ -15,9 +15,13 @@ function seconds(ns: bigint): string {
   return `${(ns / NS) % U32}.${ns % NS}`;
 }
 
+function stampOf(ino: bigint, size: bigint, mtimeNs: bigint, ctimeNs: bigint): string {
+  return `${ino % U32}:${size % U32}:${seconds(mtimeNs)}:${seconds(ctimeNs)}`;
+}
+
 /** A file's stamp from its lstat, in the fields an index entry keeps. */
 export function statStamp(st: BigIntStats): string {
-  return `${st.ino % U32}:${st.size % U32}:${seconds(st.mtimeNs)}:${seconds(st.ctimeNs)}`;
+  return stampOf(st.ino, st.size, st.mtimeNs, st.ctimeNs);
 }
 
 export interface IndexEntry {
@@ -31,9 +35,8 @@ export interface IndexEntry {
 }
 
 export interface IndexRead {
-  /** The entries `keep` kept. */
+  /** Every entry, or those of the wanted paths. */
   entries: IndexEntry[];
-  count: number;
   /** The tree the whole index makes, when its cached tree says so (else null). */
   rootTree: string | null;
 }
@@ -69,7 +72,9 @@ function parseIndex(
   if (wanted !== 'all')
     for (const path of wanted) {
       const bytes = Buffer.from(path);
-      byLength.set(bytes.length, [...(byLength.get(bytes.length) ?? []), bytes]);
+      const same = byLength.get(bytes.length);
+      if (same) same.push(bytes);
+      else byLength.set(bytes.length, [bytes]);
     }
   let buf: Buffer;
   try {
@@ -91,43 +96,21 @@ function parseIndex(
     const hasExtended = version >= 3 && (flags & 0x4000) !== 0;
     const extended = hasExtended ? buf.readUInt16BE(off + fixed) : 0;
     const nameAt = off + fixed + (hasExtended ? 2 : 0);
-    let name: Buffer;
-    let next: number;
-    if (version === 4) {
-      // (the path is the previous one less N bytes, then a NUL-ended suffix; N in git's varint)
-      let p = nameAt;
-      let byte = buf[p++]!;
-      let strip = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = buf[p++]!;
-        strip = ((strip + 1) << 7) | (byte & 0x7f);
-      }
-      const end = buf.indexOf(0, p);
-      if (end < 0 || strip > previous.length) return null;
-      name = Buffer.concat([previous.subarray(0, previous.length - strip), buf.subarray(p, end)]);
-      next = end + 1;
-    } else {
-      const length = flags & 0xfff;
-      const end = length < 0xfff ? nameAt + length : buf.indexOf(0, nameAt);
-      if (end < 0 || end > buf.length) return null;
-      name = buf.subarray(nameAt, end);
-      // (1-8 NULs pad each entry to a multiple of 8 bytes)
-      next = off + ((end - off + 8) & ~7);
-    }
+    const named = entryName(buf, version, off, nameAt, flags, previous);
+    if (named === null) return null;
+    const [name, next] = named;
     previous = name;
     if (wanted === 'all' || byLength.get(name.length)?.some((b) => b.equals(name))) {
       const path = name.toString('utf8');
-      const ctime = BigInt(buf.readUInt32BE(off)) * NS + BigInt(buf.readUInt32BE(off + 4));
-      const mtime = BigInt(buf.readUInt32BE(off + 8)) * NS + BigInt(buf.readUInt32BE(off + 12));
-      const ino = buf.readUInt32BE(off + 20);
-      const size = buf.readUInt32BE(off + 36);
+      const time = (at: number) => BigInt(buf.readUInt32BE(at)) * NS + BigInt(buf.readUInt32BE(at + 4));
+      const [ino, size] = [BigInt(buf.readUInt32BE(off + 20)), BigInt(buf.readUInt32BE(off + 36))];
       entries.push({
         path,
         mode: buf.readUInt32BE(off + 24),
         stage: (flags >> 12) & 3,
         // (assume-valid in the flags; skip-worktree and intent-to-add in the extended ones)
         special: (flags & 0x8000) !== 0 || (extended & 0x6000) !== 0,
-        stamp: `${ino}:${size}:${seconds(mtime)}:${seconds(ctime)}`,
+        stamp: stampOf(ino, size, time(off + 8), time(off)), // (ctime first, then mtime)
       });
     }
     off = next;
@@ -141,7 +124,38 @@ function parseIndex(
     if (name === 'TREE') rootTree = cachedRoot(buf.subarray(off + 8, off + 8 + size), oidBytes);
     off += 8 + size;
   }
-  return { entries, count, rootTree };
+  return { entries, rootTree };
+}
+
+/**
+ * An entry's path and where the next entry starts, or null when cut short. Versions 2-3: the
+ * path's length in the flags (0xfff: NUL-ended), NULs to a multiple of 8 bytes after it.
+ * Version 4: the previous path less N bytes (N in git's varint), then a NUL-ended suffix.
+ */
+function entryName(
+  buf: Buffer,
+  version: number,
+  off: number,
+  nameAt: number,
+  flags: number,
+  previous: Buffer,
+): [Buffer, number] | null {
+  if (version === 4) {
+    let p = nameAt;
+    let byte = buf[p++]!;
+    let strip = byte & 0x7f;
+    while (byte & 0x80) {
+      byte = buf[p++]!;
+      strip = ((strip + 1) << 7) | (byte & 0x7f);
+    }
+    const end = buf.indexOf(0, p);
+    if (end < 0 || strip > previous.length) return null;
+    return [Buffer.concat([previous.subarray(0, previous.length - strip), buf.subarray(p, end)]), end + 1];
+  }
+  const length = flags & 0xfff;
+  const end = length < 0xfff ? nameAt + length : buf.indexOf(0, nameAt);
+  if (end < 0 || end > buf.length) return null;
+  return [buf.subarray(nameAt, end), off + ((end - off + 8) & ~7)];
 }
 
 /** The root of a TREE extension: "" NUL, entry count (-1: not valid), space, subtrees, LF, then the tree. */
@@ -149,8 +163,8 @@ function cachedRoot(data: Buffer, oidBytes: number): string | null {
   if (data[0] !== 0) return null;
   const lf = data.indexOf(10);
   if (lf < 0) return null;
-  const [entries] = data.toString('latin1', 1, lf).split(' ');
-  if (entries === undefined || Number(entries) < 0 || lf + 1 + oidBytes > data.length) return null;
+  const entries = Number(data.toString('latin1', 1, lf).split(' ')[0]);
+  if (!(entries >= 0) || lf + 1 + oidBytes > data.length) return null;
   return data.toString('hex', lf + 1, lf + 1 + oidBytes);
 }
 

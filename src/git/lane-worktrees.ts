@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
 import { provenClean } from './clean-proof.js';
-import { readExitTree } from './exit-tree.js';
+import { dropExitTrees, readExitTree } from './exit-tree.js';
 import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
@@ -47,7 +47,7 @@ export class LaneWorktrees implements WorktreePort {
   }
 
   isClean(path: string): Promise<boolean> {
-    return this.isUnpopulated(path) ? Promise.resolve(true) : isClean(path);
+    return isClean(path);
   }
 
   isUnpopulated(path: string): boolean {
@@ -127,6 +127,7 @@ export class LaneWorktrees implements WorktreePort {
     // --force only for a lane with nothing to lose: not checked out yet (git would read every
     // file as deleted), or proven clean from its files (no status of git's: clean-proof.ts).
     const nothingToLose = this.isUnpopulated(path) || (await provenClean(this.sessions.objects, path));
+    dropExitTrees(path); // (what was kept of its last exit goes with it)
     const force = nothingToLose ? ['--force'] : [];
     const removed = await git(this.repoRoot, ['worktree', 'remove', ...force, path], { okCodes: [128] });
     return removed.exitCode === 0 ? null : `git worktree remove failed: ${removed.stderr.trim()}`;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { git, splitNul } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import type { LaneStatus } from './lane-status.js';
-import { linkedGitDir } from './worktree-files.js';
+import { isUnpopulated, linkedGitDir } from './worktree-files.js';
 import type { OfferFacts } from '../core/ports.js';
 
 // Worktrees: listing them, and reading the facts lane admission decides from.
@@ -150,7 +150,9 @@ async function inspectLinkedWorktree(real: string, commonDir: string): Promise<O
   };
 }
 
+/** Nothing changed, staged or untracked; a lane not checked out yet (isUnpopulated) holds nothing. */
 export async function isClean(path: string): Promise<boolean> {
+  if (isUnpopulated(path)) return true; // (git would read every file as deleted)
   const out = await git(path, [
     '--no-optional-locks',
     'status',
