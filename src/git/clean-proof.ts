@@ -1,10 +1,10 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { changeTimesAlwaysMove } from '../process/change-times.js';
 import { readIndex, statStamp } from './index-entries.js';
 import type { ObjectReader } from './object-reader.js';
-import { linkedGitDir } from './worktree-files.js';
+import { linkedGitDir, linkedHeadRef } from './worktree-files.js';
 
 // Whether a lane is clean, proven from its files without a `git status` (the one `git
 // worktree remove` starts to check it would lose nothing): its index makes exactly its
@@ -33,7 +33,7 @@ export async function provenClean(objects: ObjectReader, lanePath: string): Prom
 async function proveClean(objects: ObjectReader, lanePath: string): Promise<boolean> {
   const gitDir = linkedGitDir(lanePath);
   if (gitDir === null || !changeTimesAlwaysMove(dirname(lanePath))) return false;
-  const head = await objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
+  const head = await objects.resolve(linkedHeadRef(gitDir));
   const tree = head === null ? null : (await objects.commit(head))?.tree;
   if (!tree) return false;
   const index = readIndex(join(gitDir, 'index'), tree.length / 2, 'all', MAX_FILES);

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { WorktreeInfo, WorktreePort } from '../core/ports.js';
 import { resolveCommit } from './commits.js';
 import { provenClean } from './clean-proof.js';
@@ -8,7 +8,7 @@ import { git } from './git.js';
 import { readLaneStatus } from './lane-status.js';
 import { keepLaneWork } from './lane-work.js';
 import { RepoSessions } from './repo-sessions.js';
-import { isUnpopulated, linkedBranch, linkedGitDir } from './worktree-files.js';
+import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from './worktree-files.js';
 import {
   changedPaths,
   changedPathsAtExit,
@@ -66,7 +66,7 @@ export class LaneWorktrees implements WorktreePort {
     const gitDir = linkedGitDir(path);
     return gitDir === null
       ? resolveCommit(path, 'HEAD')
-      : this.sessions.objects.resolve(`worktrees/${basename(gitDir)}/HEAD`);
+      : this.sessions.objects.resolve(linkedHeadRef(gitDir));
   }
 
   async add(
@@ -164,16 +164,16 @@ export class LaneWorktrees implements WorktreePort {
   private async detachAndDeleteBranch(lanePath: string, branch: string): Promise<boolean> {
     const gitDir = linkedGitDir(lanePath);
     if (gitDir === null) return false;
-    const id = basename(gitDir);
+    const headRef = linkedHeadRef(gitDir);
     const ref = `refs/heads/${branch}`;
     const [tip, head] = await Promise.all([
       this.sessions.objects.resolve(ref),
-      this.sessions.objects.resolve(`worktrees/${id}/HEAD`),
+      this.sessions.objects.resolve(headRef),
     ]);
     if (tip === null || head !== tip) return false;
     return this.sessions.refs.transaction([
       'option no-deref',
-      `update worktrees/${id}/HEAD ${tip}`,
+      `update ${headRef} ${tip}`,
       `delete ${ref} ${tip}`,
     ]);
   }

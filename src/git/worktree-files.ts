@@ -49,6 +49,11 @@ export function isUnpopulated(path: string): boolean {
   }
 }
 
+/** The name the repository knows a linked worktree's HEAD by (for cat-file and update-ref). */
+export function linkedHeadRef(gitDir: string): string {
+  return `worktrees/${basename(gitDir)}/HEAD`;
+}
+
 /** The branch a linked worktree is on, from its HEAD file; null when detached or not one. */
 export function linkedBranch(path: string): string | null {
   const gitDir = linkedGitDir(path);
