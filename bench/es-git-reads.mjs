@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRepository } from 'es-git';
-import { RepoSessions } from '../dist/src/git/repo-sessions.js';
+import { RepoSessions } from '../dist/src/git/runner/repo-sessions.js';
 
 const repo = mkdtempSync(join(tmpdir(), 'lanes-esgit-'));
 const git = (...args) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' }).trim();

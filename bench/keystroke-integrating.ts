@@ -1,12 +1,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { batchPorts } from '../src/cli/batch-ports.js';
-import { LaneWorktrees } from '../src/git/lane-worktrees.js';
-import { createBatch, preflight } from '../src/cli/confirm.js';
-import { Coordinator } from '../src/coordinator/coordinator.js';
+import { batchPorts } from '../src/cli/batch-run/batch-ports.js';
+import { LaneWorktrees } from '../src/git/ports/lane-worktrees.js';
+import { createBatch, preflight } from '../src/cli/start/confirm.js';
+import { Coordinator } from '../src/coordinator/loop/coordinator.js';
 import { loadConfig } from '../src/store/config-file.js';
-import { parsePlanText } from '../src/core/plan.js';
-import { PtyHost } from '../src/hosts/pty-host.js';
+import { parsePlanText } from '../src/core/plan/plan.js';
+import { PtyHost } from '../src/hosts/pty/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { TuiStore } from '../src/tui/tui-store.js';
 import { driveTui } from './tui-keys.js';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { batchPorts } from '../src/cli/batch-ports.js';
-import { createBatch, preflight } from '../src/cli/confirm.js';
-import { parsePlanText } from '../src/core/plan.js';
-import { PtyHost } from '../src/hosts/pty-host.js';
+import { batchPorts } from '../src/cli/batch-run/batch-ports.js';
+import { createBatch, preflight } from '../src/cli/start/confirm.js';
+import { parsePlanText } from '../src/core/plan/plan.js';
+import { PtyHost } from '../src/hosts/pty/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { TuiStore } from '../src/tui/tui-store.js';
 import { independentPlan, makeRepo, tempDir } from './fixtures.js';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { PtyHost } from '../src/hosts/pty-host.js';
-import type { PtySession } from '../src/hosts/pty-host.js';
+import { PtyHost } from '../src/hosts/pty/pty-host.js';
+import type { PtySession } from '../src/hosts/pty/pty-host.js';
 import { catLaunch, tempDir, timeInTmux } from './fixtures.js';
 import { ratioFigure, timeIt } from './stats.js';
 import type { Figure } from './stats.js';

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { batchPorts } from '../src/cli/batch-ports.js';
-import { createBatch, preflight } from '../src/cli/confirm.js';
-import { parsePlanText } from '../src/core/plan.js';
-import { tick } from '../src/core/tick.js';
+import { batchPorts } from '../src/cli/batch-run/batch-ports.js';
+import { createBatch, preflight } from '../src/cli/start/confirm.js';
+import { parsePlanText } from '../src/core/plan/plan.js';
+import { tick } from '../src/core/tick/tick.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { independentPlan, makeRepo, tempDir } from './fixtures.js';
 import { median, ratioFigure, timeIt } from './stats.js';

@@ -1,4 +1,4 @@
-import type { HookReply } from '../core/hook-message.js';
+import type { HookReply } from '../core/turns/hook-message.js';
 
 // One small interface per coding agent (docs/DECISIONS.md, Agents): how to start a fresh
 // or resumed session, interactive (a pane) or headless (CI), with lanes' per-session hook;

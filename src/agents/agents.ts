@@ -1,4 +1,4 @@
-import type { ExecutorProfile } from '../core/config.js';
+import type { ExecutorProfile } from '../core/settings/config.js';
 import type { AgentAdapter, AgentName } from './agent.js';
 import { claudeAgent } from './claude.js';
 import { codexAgent } from './codex.js';

@@ -1,4 +1,4 @@
-import type { HookReply } from '../core/hook-message.js';
+import type { HookReply } from '../core/turns/hook-message.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './agent.js';
 
 // Any other command: its exit ends the turn (as it always did), no hook, no session id.

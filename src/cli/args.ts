@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { badInput } from '../core/errors.js';
-import { ID_PATTERN } from '../core/ids.js';
+import { badInput } from '../core/basics/errors.js';
+import { ID_PATTERN } from '../core/basics/ids.js';
 
 // Command-line parsing: node's parseArgs (strict: unknown options are errors), then zod
 // for values. Every failure is a usage error (exit 2) that names the option.

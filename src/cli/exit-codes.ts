@@ -1,5 +1,5 @@
-import { ExitCode } from '../core/errors.js';
-import type { BatchState } from '../core/record.js';
+import { ExitCode } from '../core/basics/errors.js';
+import type { BatchState } from '../core/records/record.js';
 
 /** DESIGN §9: start, resume, demo and wait exit by the batch state they end on. */
 export function exitCodeForState(state: BatchState, paused = false): number {

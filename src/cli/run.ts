@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { badInput, ExitCode, isLanesError } from '../core/errors.js';
+import { badInput, ExitCode, isLanesError } from '../core/basics/errors.js';
 import { planCheck } from './commands/plan-check.js';
 import type { CommandContext } from './context.js';
 
@@ -66,7 +66,7 @@ function packageVersion(): string {
  * node start-up then overlaps the command's own module loading and plan reading.
  */
 function warmHelper(): void {
-  import('../git/git-helper.js').then(
+  import('../git/runner/git-helper.js').then(
     (m) => m.processHelper()?.warm(),
     () => {}, // (the command's own first git call meets the same failure, and says it)
   );

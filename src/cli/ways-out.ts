@@ -1,24 +1,24 @@
 import { loadConfig } from '../store/config-file.js';
-import { ExitCode, isLanesError } from '../core/errors.js';
-import type { BatchRecord } from '../core/record.js';
-import { INTEGRATED_STATES } from '../core/record.js';
-import type { Report } from '../core/report.js';
-import { tick } from '../core/tick.js';
-import type { TickInput } from '../core/tick.js';
-import { Steward } from '../coordinator/steward.js';
-import { stopRecordedExecutor } from '../coordinator/stop-executors.js';
-import { trashAndJournal } from '../coordinator/trash.js';
-import type { Trashed } from '../coordinator/trash.js';
+import { ExitCode, isLanesError } from '../core/basics/errors.js';
+import type { BatchRecord } from '../core/records/record.js';
+import { INTEGRATED_STATES } from '../core/records/record.js';
+import type { Report } from '../core/records/report.js';
+import { tick } from '../core/tick/tick.js';
+import type { TickInput } from '../core/tick/tick.js';
+import { Steward } from '../coordinator/lanes/steward.js';
+import { stopRecordedExecutor } from '../coordinator/executors/stop-executors.js';
+import { trashAndJournal } from '../coordinator/lanes/trash.js';
+import type { Trashed } from '../coordinator/lanes/trash.js';
 import type { BatchLock } from '../store/lock.js';
 import { acquireBatchLock, readLockHolder } from '../store/lock.js';
 import type { CoordinatorRequest } from '../store/requests.js';
 import { requestsDir, writeRequest } from '../store/requests.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { existsSync } from 'node:fs';
-import { batchPorts } from './batch-ports.js';
-import { LaneWorktrees } from '../git/lane-worktrees.js';
+import { batchPorts } from './batch-run/batch-ports.js';
+import { LaneWorktrees } from '../git/ports/lane-worktrees.js';
 import type { CommandContext } from './context.js';
-import { formatReport } from './print-report.js';
+import { formatReport } from './batch-run/print-report.js';
 
 // `lanes drop` and `lanes cancel` (docs/DECISIONS.md, "No dead ends"). With nobody running
 // the batch, the command takes the lock and does it itself: stops executors a gone

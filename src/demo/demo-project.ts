@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import { git } from '../git/git.js';
+import { git } from '../git/runner/git.js';
 
 // The demo batch: a small real project (ES modules with node's own test runner), and a
 // plan of 8 children in 4 waves whose `script` executors make the real edits with a

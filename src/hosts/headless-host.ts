@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { processHelper } from '../git/git-helper.js';
-import type { GitHelper } from '../git/git-helper.js';
+import { processHelper } from '../git/runner/git-helper.js';
+import type { GitHelper } from '../git/runner/git-helper.js';
 import { killGroup } from '../process/process-group.js';
 import { wrapWithExitStatus } from './exit-status.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';

@@ -1,4 +1,4 @@
-import type { ScreenModel } from './screen.js';
+import type { ScreenModel } from './pty/screen.js';
 
 // Where executors run (DESIGN §7): in-app pty panes, Herdr tabs, or plain child processes.
 // Every host gives the coordinator the same session handle.

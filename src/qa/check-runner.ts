@@ -1,9 +1,9 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CheckRun } from '../core/kernel.js';
-import { tailOf } from '../core/kernel.js';
-import type { AcceptanceCheck } from '../core/plan.js';
-import { processHelper } from '../git/git-helper.js';
+import type { CheckRun } from '../core/records/kernel.js';
+import { tailOf } from '../core/records/kernel.js';
+import type { AcceptanceCheck } from '../core/plan/plan.js';
+import { processHelper } from '../git/runner/git-helper.js';
 
 // Runs acceptance checks in a folder: an argv without a shell, a string with `sh -c`.
 // Output (stdout and stderr interleaved) goes to a log file, bounded, and its tail is

@@ -1,8 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Config } from '../core/config.js';
-import type { CheckRun } from '../core/kernel.js';
-import type { AcceptanceCheck } from '../core/plan.js';
+import type { Config } from '../core/settings/config.js';
+import type { CheckRun } from '../core/records/kernel.js';
+import type { AcceptanceCheck } from '../core/plan/plan.js';
 import { runCheck } from './check-runner.js';
 
 // What a fresh checkout gets before anything runs in it: the configured files copied from

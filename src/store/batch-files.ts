@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import { LanesError } from '../core/errors.js';
-import type { KernelRecord } from '../core/kernel.js';
-import { parsePlanText, planDigest } from '../core/plan.js';
-import type { Plan } from '../core/plan.js';
-import type { CoordinatorStorePort, KernelRead, WayOutRequest } from '../core/ports.js';
-import type { BatchRecord } from '../core/record.js';
-import type { Report } from '../core/report.js';
+import { LanesError } from '../core/basics/errors.js';
+import type { KernelRecord } from '../core/records/kernel.js';
+import { parsePlanText, planDigest } from '../core/plan/plan.js';
+import type { Plan } from '../core/plan/plan.js';
+import type { CoordinatorStorePort, KernelRead, WayOutRequest } from '../core/ports/store-port.js';
+import type { BatchRecord } from '../core/records/record.js';
+import type { Report } from '../core/records/report.js';
 import { BatchStore } from './batch-store.js';
 import { Journal } from './journal.js';
 import type { JournalEvent } from './journal.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_FILE, DEFAULT_CONFIG, parseConfigText } from '../core/config.js';
-import type { Config } from '../core/config.js';
+import { CONFIG_FILE, DEFAULT_CONFIG, parseConfigText } from '../core/settings/config.js';
+import type { Config } from '../core/settings/config.js';
 
 // The repository's config file (lanes.config.json at the work tree's top); the format and
 // its checks are the core's (src/core/config.ts).

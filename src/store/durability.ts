@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
-import { git } from '../git/git.js';
+import { git } from '../git/runner/git.js';
 
 // How durable lanes' state files are: as durable as the repository's own references. git
 // (by default) flushes neither its loose objects nor its refs, so after a power loss the

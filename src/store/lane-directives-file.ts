@@ -1,8 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { badInput } from '../core/errors.js';
-import { DIRECTIVE_FILES, mergeLaneDirectives, parseLaneDirectives } from '../core/lane-directives.js';
-import type { LaneDirectives } from '../core/lane-directives.js';
+import { badInput } from '../core/basics/errors.js';
+import {
+  DIRECTIVE_FILES,
+  mergeLaneDirectives,
+  parseLaneDirectives,
+} from '../core/settings/lane-directives.js';
+import type { LaneDirectives } from '../core/settings/lane-directives.js';
 
 // Reads the "Lane …:" directives of the repository's root AGENTS.md and CLAUDE.md (the
 // rules: src/core/lane-directives.ts). Files that are not there give no directives.

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { z } from 'zod';
-import { LanesError } from '../core/errors.js';
+import { LanesError } from '../core/basics/errors.js';
 import { batchPaths } from './state-dir.js';
 import { ensureStateDir, readStateFile, writeStateFileAtomic } from './safe-fs.js';
 

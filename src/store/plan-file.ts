@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { badInput } from '../core/errors.js';
-import { parsePlanText } from '../core/plan.js';
-import type { Plan, YamlParser } from '../core/plan.js';
+import { badInput } from '../core/basics/errors.js';
+import { parsePlanText } from '../core/plan/plan.js';
+import type { Plan, YamlParser } from '../core/plan/plan.js';
 
 // A plan file the user wrote (JSON or YAML); the format and its checks are the core's
 // (src/core/plan.ts).

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ID_PATTERN } from '../core/ids.js';
+import { ID_PATTERN } from '../core/basics/ids.js';
 import { ensureStateDir, readStateFile, writeStateFileAtomic } from './safe-fs.js';
 import { batchPaths } from './state-dir.js';
 

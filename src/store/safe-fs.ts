@@ -14,7 +14,7 @@ import { constants } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { stateFlush } from './durability.js';
-import { LanesError } from '../core/errors.js';
+import { LanesError } from '../core/basics/errors.js';
 import { crashPoint } from '../process/crash-points.js';
 import { changeTimesAlwaysMove } from '../process/change-times.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { badInput } from '../core/errors.js';
-import { gitLine, GitError } from '../git/git.js';
+import { badInput } from '../core/basics/errors.js';
+import { gitLine, GitError } from '../git/runner/git.js';
 
 // Where a repository's lanes state lives: <git-common-dir>/lanes (DESIGN §2.3), shared by
 // every worktree of the repository and never inside a work tree.

@@ -1,16 +1,16 @@
 import { join } from 'node:path';
-import { LanesError } from '../core/errors.js';
-import { formatIssues } from '../core/issues.js';
-import { kernelRecordSchema } from '../core/kernel.js';
-import type { KernelRecord } from '../core/kernel.js';
-import type { KernelRead } from '../core/ports.js';
+import { LanesError } from '../core/basics/errors.js';
+import { formatIssues } from '../core/basics/issues.js';
+import { kernelRecordSchema } from '../core/records/kernel.js';
+import type { KernelRecord } from '../core/records/kernel.js';
+import type { KernelRead } from '../core/ports/store-port.js';
 import { batchPaths } from './state-dir.js';
 import { readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
 import type { FileStamp } from './safe-fs.js';
 
 // Lane kernel records: <state>/batches/<batch>/tasks/<child>.json.
 
-export type { KernelRead } from '../core/ports.js';
+export type { KernelRead } from '../core/ports/store-port.js';
 
 export class TaskStore {
   constructor(

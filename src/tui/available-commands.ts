@@ -1,4 +1,4 @@
-import { CHILD_STATES, SETTLED_FOR_BATCH, TERMINAL_BATCH_STATES } from '../core/record.js';
+import { CHILD_STATES, SETTLED_FOR_BATCH, TERMINAL_BATCH_STATES } from '../core/records/record.js';
 import type { Command } from './keymap.js';
 
 // Which commands apply now: the footer names them, and the keys of the ways out (drop,

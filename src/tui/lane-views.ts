@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { git, splitNul } from '../git/git.js';
+import { git, splitNul } from '../git/runner/git.js';
 import type { BatchFiles } from '../store/batch-files.js';
 
 // The text behind `d` (a lane's diff) and `l` (its latest QA log). Both run off the

@@ -1,4 +1,4 @@
-import type { StyledRun } from '../hosts/screen.js';
+import type { StyledRun } from '../hosts/pty/screen.js';
 
 // What the views need of a lane's session: its screen where the host keeps one (pty), its
 // recent output lines otherwise, and where an attached pane's keystrokes go. The hosts'

@@ -1,10 +1,10 @@
-import type { Coordinator, CoordinatorEvent } from '../coordinator/coordinator.js';
-import type { LaneHealth } from '../coordinator/lane-watch.js';
-import type { Plan } from '../core/plan.js';
-import { IN_FLIGHT_STATES, INTEGRATED_STATES } from '../core/record.js';
-import type { BatchState, ChildState } from '../core/record.js';
-import type { Report } from '../core/report.js';
-import { dependencyLevels } from '../core/waves.js';
+import type { Coordinator, CoordinatorEvent } from '../coordinator/loop/coordinator.js';
+import type { LaneHealth } from '../coordinator/executors/lane-watch.js';
+import type { Plan } from '../core/plan/plan.js';
+import { IN_FLIGHT_STATES, INTEGRATED_STATES } from '../core/records/record.js';
+import type { BatchState, ChildState } from '../core/records/record.js';
+import type { Report } from '../core/records/report.js';
+import { dependencyLevels } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 

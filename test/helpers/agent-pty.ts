@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pty from 'node-pty';
-import { ScreenModel } from '../../src/hosts/screen.js';
+import { ScreenModel } from '../../src/hosts/pty/screen.js';
 
 // A real agent CLI in a real pty, its screen parsed by the same headless xterm lanes uses.
 // The terminal's answers to the program's queries (cursor position, device attributes)

@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-// Where the pinned agent CLIs of the tests live. test/agents/install.mjs puts them in a cache
+// Where the pinned agent CLIs of the tests live. test/fixtures/agent-clis/install.mjs puts them in a cache
 // folder outside the checkout (the README's `npm test` runs it first); this module finds the
 // same folder by the same rule. A missing install is a failure with the way out in the
 // message, never a skipped test.
 
-const AGENTS = join(import.meta.dirname, '..', 'agents');
+const AGENTS = join(import.meta.dirname, '..', 'fixtures', 'agent-clis');
 const MARKER = '.lanes-agents-installed';
 
 /** The install folder: `$LANES_AGENTS_CACHE`, else the XDG cache keyed by the lockfile's hash. */
@@ -28,7 +28,7 @@ export function agentsBinDir(): string {
   const dir = agentsDir();
   if (!existsSync(join(dir, MARKER))) {
     throw new Error(
-      `the pinned agent CLIs are not installed in ${dir}: run node test/agents/install.mjs (npm test does it first)`,
+      `the pinned agent CLIs are not installed in ${dir}: run node test/fixtures/agent-clis/install.mjs (npm test does it first)`,
     );
   }
   return join(dir, 'node_modules', '.bin');
@@ -36,7 +36,7 @@ export function agentsBinDir(): string {
 
 function binary(name: 'claude' | 'codex'): string {
   const path = join(agentsBinDir(), name);
-  if (!existsSync(path)) throw new Error(`${path} is missing: run node test/agents/install.mjs`);
+  if (!existsSync(path)) throw new Error(`${path} is missing: run node test/fixtures/agent-clis/install.mjs`);
   return path;
 }
 

@@ -1,5 +1,5 @@
-import type { BatchRecord, ChildRecord } from '../../src/core/record.js';
-import { RECORD_CONTRACT } from '../../src/core/record.js';
+import type { BatchRecord, ChildRecord } from '../../src/core/records/record.js';
+import { RECORD_CONTRACT } from '../../src/core/records/record.js';
 
 // Sound batch records to start tests from.
 

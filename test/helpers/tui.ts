@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { AppStore, TuiActions } from '../../components/App.js';
 import type { ExitInfo, LaneSession } from '../../src/hosts/host.js';
-import { ScreenModel } from '../../src/hosts/screen.js';
+import { ScreenModel } from '../../src/hosts/pty/screen.js';
 import type { LaneRow, TuiSnapshot } from '../../src/tui/tui-store.js';
 import { until } from './until.js';
 

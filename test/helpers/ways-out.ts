@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
 import type { TestContext } from 'vitest';
-import type { KernelRecord } from '../../src/core/kernel.js';
-import type { BatchRecord } from '../../src/core/record.js';
-import type { Report } from '../../src/core/report.js';
+import type { KernelRecord } from '../../src/core/records/kernel.js';
+import type { BatchRecord } from '../../src/core/records/record.js';
+import type { Report } from '../../src/core/records/report.js';
 import { CLI, git, runCli, tempDir } from './repo.js';
 
 // Shared by the tests of the ways out of a stopped batch (test/ways-out-cli.test.ts,

@@ -1,5 +1,5 @@
-import { badInput } from '../../core/errors.js';
-import { CANCEL_REASON, checkCancel } from '../../core/cancel.js';
+import { badInput } from '../../core/basics/errors.js';
+import { CANCEL_REASON, checkCancel } from '../../core/ways-out/cancel.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';

@@ -1,5 +1,5 @@
-import { badInput } from '../../core/errors.js';
-import { cleanBatch } from '../../coordinator/clean-batch.js';
+import { badInput } from '../../core/basics/errors.js';
+import { cleanBatch } from '../../coordinator/whole-batch/clean-batch.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';

@@ -1,16 +1,16 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { badInput } from '../../core/errors.js';
+import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
 import { createDemo, DEMO_BATCH } from '../../demo/demo-project.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';
 import { parseCommand } from '../args.js';
-import { createBatch, describePlan, preflight } from '../confirm.js';
+import { createBatch, describePlan, preflight } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
-import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
-import { runTui } from '../lazy-tui.js';
+import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
+import { runTui } from '../batch-run/lazy-tui.js';
 
 const DEFAULT_DELAY_MS = 1500;
 

@@ -1,7 +1,7 @@
-import { TERMINAL_BATCH_STATES } from '../../core/record.js';
-import { badInput } from '../../core/errors.js';
-import { checkDrop, DROPPED_BY_USER } from '../../core/drop.js';
-import { ID_PATTERN } from '../../core/ids.js';
+import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
+import { badInput } from '../../core/basics/errors.js';
+import { checkDrop, DROPPED_BY_USER } from '../../core/ways-out/drop.js';
+import { ID_PATTERN } from '../../core/basics/ids.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';

@@ -2,10 +2,10 @@ import { connect } from 'node:net';
 import { z } from 'zod';
 import { jsonObject } from '../../agents/agent.js';
 import { AGENTS } from '../../agents/agents.js';
-import { badInput } from '../../core/errors.js';
-import { HOOK_PROTOCOL, hookMessageSchema, hookReplySchema } from '../../core/hook-message.js';
-import type { HookMessage, HookReply } from '../../core/hook-message.js';
-import { formatIssues } from '../../core/issues.js';
+import { badInput } from '../../core/basics/errors.js';
+import { HOOK_PROTOCOL, hookMessageSchema, hookReplySchema } from '../../core/turns/hook-message.js';
+import type { HookMessage, HookReply } from '../../core/turns/hook-message.js';
+import { formatIssues } from '../../core/basics/issues.js';
 import type { CommandContext } from '../context.js';
 
 // `lanes hook <kind>`: what an agent runs at its hook (lanes puts it in the agent's

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { badInput } from '../../core/errors.js';
-import { TERMINAL_BATCH_STATES } from '../../core/record.js';
+import { badInput } from '../../core/basics/errors.js';
+import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { Journal, parseJournal } from '../../store/journal.js';
 import type { JournalEntry } from '../../store/journal.js';
@@ -10,7 +10,7 @@ import { readStateFile } from '../../store/safe-fs.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
-import { dim } from '../style.js';
+import { dim } from '../batch-run/style.js';
 import { defaultBatch } from './resume.js';
 
 function formatEntry(e: JournalEntry): string {

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { resolveSettings } from '../../core/batch-settings.js';
-import { DEFAULT_CONFIG } from '../../core/config.js';
+import { resolveSettings } from '../../core/settings/batch-settings.js';
+import { DEFAULT_CONFIG } from '../../core/settings/config.js';
 import { loadConfig } from '../../store/config-file.js';
-import { badInput } from '../../core/errors.js';
-import { planDigest } from '../../core/plan.js';
+import { badInput } from '../../core/basics/errors.js';
+import { planDigest } from '../../core/plan/plan.js';
 import { loadPlan } from '../../store/plan-file.js';
-import { computeWaves } from '../../core/waves.js';
+import { computeWaves } from '../../core/plan/waves.js';
 import { readLaneDirectives } from '../../store/lane-directives-file.js';
 import { parseCommand } from '../args.js';
-import { bold, dim } from '../style.js';
+import { bold, dim } from '../batch-run/style.js';
 import type { CommandContext } from '../context.js';
 
 export const planCheckUsage = 'lanes plan check <plan>';

@@ -1,21 +1,21 @@
 import { resolve } from 'node:path';
-import { badInput } from '../../core/errors.js';
+import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
-import { TERMINAL_BATCH_STATES } from '../../core/record.js';
-import { checkReplan } from '../../core/resume.js';
-import type { Approval } from '../../core/resume.js';
+import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
+import { checkReplan } from '../../core/ways-out/resume.js';
+import type { Approval } from '../../core/ways-out/resume.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
-import { checkLimits } from '../../core/reopen.js';
-import { batchPorts } from '../batch-ports.js';
-import { checkResumePrograms, confirmedReplan } from '../confirm.js';
+import { checkLimits } from '../../core/ways-out/reopen.js';
+import { batchPorts } from '../batch-run/batch-ports.js';
+import { checkResumePrograms, confirmedReplan } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
-import { formatReport } from '../print-report.js';
-import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../run-batch.js';
+import { formatReport } from '../batch-run/print-report.js';
+import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../batch-run/run-batch.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { readStateFlush } from '../../store/durability.js';
-import { runTui } from '../lazy-tui.js';
+import { runTui } from '../batch-run/lazy-tui.js';
 
 /** The batch a command means when none is named: the only one that has not ended. */
 export function defaultBatch(store: BatchStore, command: string): string {

@@ -1,17 +1,17 @@
 import { resolve } from 'node:path';
-import { badInput } from '../../core/errors.js';
+import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
-import { currentReport } from '../../core/tick.js';
+import { currentReport } from '../../core/tick/tick.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';
 import { parseCommand, positiveIntArg } from '../args.js';
-import { preferenceArgs } from '../preference-args.js';
-import { batchPorts } from '../batch-ports.js';
-import { askConfirmation, createBatch, describePlan, preflight } from '../confirm.js';
+import { preferenceArgs } from '../start/preference-args.js';
+import { batchPorts } from '../batch-run/batch-ports.js';
+import { askConfirmation, createBatch, describePlan, preflight } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
-import { formatReport } from '../print-report.js';
-import { chooseHost, drawsTui, parseHost, runBatch } from '../run-batch.js';
-import { runTui } from '../lazy-tui.js';
+import { formatReport } from '../batch-run/print-report.js';
+import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
+import { runTui } from '../batch-run/lazy-tui.js';
 
 const USAGE =
   'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--model M] [--effort E] [--no-run]';

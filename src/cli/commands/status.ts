@@ -1,13 +1,13 @@
-import { badInput } from '../../core/errors.js';
-import { childAdvice } from '../../core/next-steps.js';
-import type { BatchRecord } from '../../core/record.js';
-import { INTEGRATED_STATES } from '../../core/record.js';
-import type { Report } from '../../core/report.js';
+import { badInput } from '../../core/basics/errors.js';
+import { childAdvice } from '../../core/ways-out/next-steps.js';
+import type { BatchRecord } from '../../core/records/record.js';
+import { INTEGRATED_STATES } from '../../core/records/record.js';
+import type { Report } from '../../core/records/report.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
-import { bold, colorState, dim } from '../style.js';
+import { bold, colorState, dim } from '../batch-run/style.js';
 
 /**
  * `lanes status [<batch>] [--json]`. Without a batch: the only batch there is, or a

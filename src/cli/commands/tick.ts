@@ -1,18 +1,18 @@
 import { isAbsolute, resolve } from 'node:path';
-import { badInput } from '../../core/errors.js';
-import { ID_PATTERN } from '../../core/ids.js';
+import { badInput } from '../../core/basics/errors.js';
+import { ID_PATTERN } from '../../core/basics/ids.js';
 import { loadPlan } from '../../store/plan-file.js';
-import { checkReplan } from '../../core/resume.js';
-import { tick } from '../../core/tick.js';
-import type { ExitNotice, ReviewVerdict, TickInput } from '../../core/tick.js';
-import type { LaneOffer } from '../../core/admission.js';
+import { checkReplan } from '../../core/ways-out/resume.js';
+import { tick } from '../../core/tick/tick.js';
+import type { ExitNotice, ReviewVerdict, TickInput } from '../../core/tick/tick.js';
+import type { LaneOffer } from '../../core/steps/admission.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
-import { batchPorts } from '../batch-ports.js';
-import { confirmedReplan } from '../confirm.js';
+import { batchPorts } from '../batch-run/batch-ports.js';
+import { confirmedReplan } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
-import { formatReport } from '../print-report.js';
+import { formatReport } from '../batch-run/print-report.js';
 
 export const MAX_LANE_PATH = 4096;
 

@@ -1,12 +1,12 @@
-import { badInput, ExitCode } from '../../core/errors.js';
-import { BATCH_STATES } from '../../core/record.js';
-import type { BatchState } from '../../core/record.js';
+import { badInput, ExitCode } from '../../core/basics/errors.js';
+import { BATCH_STATES } from '../../core/records/record.js';
+import type { BatchState } from '../../core/records/record.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand, positiveIntArg } from '../args.js';
 import type { CommandContext } from '../context.js';
-import { PAUSED_NEXT_ACTION } from '../../core/report-builder.js';
-import { waitVerdict } from '../../core/wait-verdict.js';
+import { PAUSED_NEXT_ACTION } from '../../core/tick/report-builder.js';
+import { waitVerdict } from '../../core/ways-out/wait-verdict.js';
 import { readLockHolder } from '../../store/lock.js';
 import { isSameProcessAlive } from '../../process/process-info.js';
 

@@ -1,0 +1,23 @@
+import type { Report } from '../../core/records/report.js';
+import { bold, colorState, dim } from './style.js';
+
+// A report for people: the batch state, each child, the handoffs and what to do next.
+
+export function formatReport(report: Report): string {
+  const lines = [
+    `${bold(report.batch_id)}  ${colorState(report.batch_state)}  ${report.commits.length} integration commits`,
+  ];
+  const width = Math.max(...report.children.map((c) => c.task_id.length));
+  for (const c of report.children)
+    lines.push(`  ${c.task_id.padEnd(width)}  ${colorState(c.state)}${c.reason ? `  ${dim(c.reason)}` : ''}`);
+  for (const h of report.handoffs) {
+    const where = h.action === 'provision' ? `${h.lane_branch} at ${h.base_head.slice(0, 12)}` : h.lane_path;
+    lines.push(
+      `  → ${h.action} ${h.task_id}: ${where}${h.action === 'executor' ? ` (${h.next_obligation})` : ''}`,
+    );
+  }
+  for (const r of report.lane_refusals) lines.push(`  ✗ refused ${r.task_id} at ${r.path}: ${r.reason}`);
+  if (report.reason) lines.push(`reason: ${report.reason}`);
+  lines.push(`next: ${report.next_action}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,305 @@
+import type { OfferFacts } from '../../core/ports/git-port.js';
+import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
+import { expectedHead } from '../../core/steps/lineage.js';
+import type { Handoff } from '../../core/records/report.js';
+import type { Host } from '../../hosts/host.js';
+import { HeldFailure } from './held-failure.js';
+import { LaneJobs } from './lane-jobs.js';
+import type { Steward } from './steward.js';
+
+// The steward's handoffs carried out beside the loop (DESIGN §7): the loop queues them and
+// goes on; each finished job leaves an offer or a failure for the next tick and wakes the
+// loop. A child's jobs run in order, one at a time (LaneJobs): making its lane or moving a
+// refused one to the head (`provision:<child>`), moving a waiting one (`move:<child>`),
+// removing one made ahead that is not needed (`discard:<child>`), and its release
+// (`release:<child>`).
+
+/** A lane for the next tick, with what git said of it when its job made or moved it. */
+export type Offer = { task_id: string; path: string; facts?: Facts };
+
+/** OfferFacts and when they were read (performance.now()). */
+type Facts = OfferFacts & { readAt: number };
+
+/**
+ * Facts older than this are read again by the admission: a lane made ahead can wait for a
+ * slot a long time, and someone may have written to it meanwhile.
+ */
+const FACTS_FRESH_MS = 2_000;
+export type Failure = { task_id: string; reason: string };
+
+type ProvisionHandoff = Extract<Handoff, { action: 'provision' }>;
+type ReleaseHandoff = Extract<Handoff, { action: 'release' }>;
+
+export interface StewardJobsDeps {
+  steward: Steward;
+  store: CoordinatorStorePort;
+  host: Host;
+  batchBranch: string;
+  /** A job finished: the loop should tick. */
+  wake: () => void;
+  provisioned: (task: string, path: string) => void;
+  released: (task: string) => void;
+  notice: (text: string) => void;
+  /** The admission's facts about a lane (GitPort.offerFacts), read by the job that made it. */
+  offerFacts: (path: string) => Promise<OfferFacts>;
+}
+
+type Made =
+  { kind: 'offer'; path: string; branch: string; facts: Facts } | { kind: 'failed'; reason: string };
+
+export class StewardJobs {
+  private offers: Offer[] = [];
+  private failures: Failure[] = [];
+  /** Lanes made ahead (DESIGN §7), by child: what each job made, kept until its handoff. */
+  private readonly ahead = new Map<string, Made>();
+  /** The children that take the next free slots, in that order (keepAhead). */
+  private nextOrder: string[] = [];
+  /**
+   * Children whose lane a job is making, and what becomes of it once made: `hand` (its
+   * provision handoff came: offered), `ahead` (kept for its handoff), `discard` (the last
+   * report no longer counts it among the next: removed again).
+   */
+  private readonly making = new Map<string, 'hand' | 'ahead' | 'discard'>();
+  private readonly failure = new HeldFailure();
+  private readonly jobs: LaneJobs;
+
+  constructor(private readonly deps: StewardJobsDeps) {
+    this.jobs = new LaneJobs(
+      (_key, error) => {
+        this.failure.hold(error);
+        deps.wake();
+      },
+      () => deps.wake(), // (a kept release or a lane made ahead wakes nothing else)
+    );
+  }
+
+  /** Jobs queued or running: the loop does not end while one is out. */
+  get busy(): boolean {
+    return this.jobs.busy;
+  }
+
+  idle(): Promise<void> {
+    return this.jobs.idle();
+  }
+
+  /**
+   * What finished jobs left for the next tick, each offered lane first brought to the batch
+   * head as the record has it now: a tick may have integrated while the job ran, and a lane
+   * on an older head would only be refused (DESIGN §7). A job that threw throws here, in the loop.
+   */
+  async take(): Promise<{ offers: Offer[]; setupFailures: Failure[] }> {
+    this.failure.throwHeld();
+    const offers = this.offers.splice(0);
+    const setupFailures = this.failures.splice(0);
+    if (offers.length > 0) await this.bringToHead(this.head(), offers);
+    return { offers, setupFailures };
+  }
+
+  /**
+   * Each lane moves only itself (its own HEAD and branch), after any move of it already
+   * under way (headMoved), which most often left it at the head already.
+   */
+  private async bringToHead(head: string, offers: readonly Offer[]): Promise<void> {
+    await Promise.all(
+      offers.map(async (offer) => {
+        await this.jobs.doneWith(offer.task_id);
+        // A lane that cannot move is offered as it is: the tick refuses it and says why.
+        const brought = await this.moveLane(offer.task_id, offer.path, head, 'lane-provisioned');
+        // (a clean lane moved by `reset --keep` is still clean: only its HEAD is new)
+        const fresh = offer.facts && performance.now() - offer.facts.readAt < FACTS_FRESH_MS;
+        if (brought !== 'refused' && fresh) offer.facts = { ...offer.facts!, head };
+        else delete offer.facts; // (read again by the admission)
+      }),
+    );
+  }
+
+  /**
+   * The tick under way has integrated (`integrated` children, the batch branch now at
+   * `head`): the lanes offered and not yet taken, and the lanes made ahead for the slots
+   * those children free (the first ones), are brought to the new head beside the tick, so
+   * that the next tick finds them there instead of moving them first (take).
+   */
+  headMoved(head: string, integrated: number): void {
+    // (in the order the children take the free slots: the jobs finish in any order)
+    const rank = (task: string) => this.nextOrder.indexOf(task);
+    const made = [...this.ahead]
+      .flatMap(([task, m]) => (m.kind === 'offer' ? [[task, m.path] as const] : []))
+      .sort(([a], [b]) => rank(a) - rank(b));
+    const offered = this.offers.map((o) => [o.task_id, o.path] as const);
+    for (const [task, path] of [...offered, ...made.slice(0, integrated)])
+      this.jobs.push(`move:${task}`, async () => void (await this.moveLane(task, path, head, 'lane-moved')));
+  }
+
+  /** Brings a lane to `head` (nothing when it is there), journaled as `event` when it moved. */
+  private async moveLane(
+    task: string,
+    path: string,
+    head: string,
+    event: 'lane-provisioned' | 'lane-moved',
+  ): Promise<'at-base' | 'moved' | 'refused'> {
+    const brought = await this.deps.steward.bringToBase(path, head);
+    if (brought === 'moved') this.deps.store.journal(event, { task, path, moved_to: head });
+    return brought;
+  }
+
+  /** A failure the loop itself found (a refused lane that cannot be moved): to the next tick. */
+  fail(failure: Failure): void {
+    this.failures.push(failure);
+    this.deps.wake();
+  }
+
+  provision(h: ProvisionHandoff): void {
+    const task = h.task_id;
+    // A report from a tick that began before this child's offer or failure was left: the
+    // next tick decides that one first.
+    if (this.pending(task) || this.making.get(task) === 'hand') return;
+    const made = this.ahead.get(task);
+    if (made) {
+      this.ahead.delete(task);
+      this.deps.store.journal('lane-requested', { task });
+      return this.hand(task, made);
+    }
+    // A lane being made ahead is handed over by its job when done; any other provisioning
+    // job out for the child (a move to the head) offers the lane itself.
+    if (this.making.has(task)) this.making.set(task, 'hand');
+    else if (!this.queueMake(task, h.lane_branch, 'hand')) return;
+    this.deps.store.journal('lane-requested', { task });
+  }
+
+  /**
+   * Lanes made ahead for `next` (core/schedule.ts nextToStart), the children that take the
+   * next free slots: each is made now and offered at its handoff, so a freed slot waits only
+   * for the offer. A lane made ahead for a child no longer among them (dropped, the budget
+   * spent, dispatch paused, the batch stopped) is removed again.
+   */
+  keepAhead(next: readonly { task_id: string; lane_branch: string }[]): void {
+    this.nextOrder = next.map((n) => n.task_id);
+    const keep = new Set(this.nextOrder);
+    for (const [task, made] of this.ahead) {
+      if (keep.has(task)) continue;
+      this.ahead.delete(task);
+      if (made.kind === 'offer') this.discard(task, made.branch);
+    }
+    for (const [task, then] of this.making)
+      if (then !== 'hand') this.making.set(task, keep.has(task) ? 'ahead' : 'discard');
+    for (const n of next) {
+      if (this.ahead.has(n.task_id) || this.pending(n.task_id) || this.making.has(n.task_id)) continue;
+      this.queueMake(n.task_id, n.lane_branch, 'ahead');
+    }
+  }
+
+  /** Makes the child's lane (at the head as the record has it when the job runs); false when a job for it is out. */
+  private queueMake(task: string, laneBranch: string, then: 'hand' | 'ahead'): boolean {
+    const queued = this.jobs.push(`provision:${task}`, async () => {
+      let made: Made;
+      let fate: 'hand' | 'ahead' | 'discard' = then;
+      try {
+        const handoff = {
+          action: 'provision' as const,
+          task_id: task,
+          lane_branch: laneBranch,
+          base_head: this.head(),
+        };
+        const result = await this.deps.steward.provision(handoff, then === 'ahead');
+        made =
+          result.kind === 'offer'
+            ? {
+                kind: 'offer',
+                path: result.path,
+                branch: laneBranch,
+                facts: result.facts
+                  ? { ...result.facts, readAt: performance.now() }
+                  : await this.factsOf(result.path),
+              }
+            : { kind: 'failed', reason: result.reason };
+      } finally {
+        fate = this.making.get(task) ?? then;
+        this.making.delete(task);
+      }
+      if (fate === 'hand') return this.hand(task, made);
+      if (made.kind === 'offer') this.deps.store.journal('lane-made-ahead', { task, path: made.path });
+      if (fate === 'ahead') this.ahead.set(task, made);
+      else if (made.kind === 'offer') this.discard(task, made.branch);
+    });
+    if (queued) this.making.set(task, then);
+    return queued;
+  }
+
+  /** A made lane (or its failure) to the next tick. */
+  private hand(task: string, made: Made): void {
+    if (made.kind === 'offer') {
+      this.offers.push({ task_id: task, path: made.path, facts: made.facts });
+      this.deps.store.journal('lane-provisioned', { task, path: made.path });
+      this.deps.provisioned(task, made.path);
+    } else this.failures.push({ task_id: task, reason: made.reason });
+    this.deps.wake();
+  }
+
+  private discard(task: string, branch: string): void {
+    // Queued after the job that made it; a handoff meanwhile queues a new lane after this.
+    this.jobs.push(`discard:${task}`, async () => {
+      const kept = await this.deps.steward.discard(task, branch, this.deps.batchBranch);
+      if (kept) this.deps.notice(`${task}: ${kept}`);
+      else this.deps.store.journal('lane-discarded', { task, why: 'made ahead, not needed now' });
+      this.deps.wake();
+    });
+  }
+
+  /** A lane refused for a batch head that moved: moved to the head as it is when the job runs. */
+  moveToHead(taskId: string, path: string): void {
+    this.jobs.push(`provision:${taskId}`, async () => {
+      if ((await this.moveLane(taskId, path, this.head(), 'lane-provisioned')) !== 'refused')
+        this.offers.push({ task_id: taskId, path, facts: await this.factsOf(path) });
+      else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
+      this.deps.wake();
+    });
+  }
+
+  private async factsOf(path: string): Promise<Facts> {
+    return { ...(await this.deps.offerFacts(path)), readAt: performance.now() };
+  }
+
+  private pending(taskId: string): boolean {
+    return [...this.offers, ...this.failures].some((o) => o.task_id === taskId);
+  }
+
+  private head(): string {
+    return expectedHead(this.deps.store.readRecord());
+  }
+
+  /** Children whose release job is queued or running. */
+  releasing(): string[] {
+    return this.jobs.keysWith('release:');
+  }
+
+  /** Integrated lanes a release left in place for changes of their own (TickInput.keptChanged). */
+  private readonly keptChanged = new Set<string>();
+  /**
+   * Integrated lanes a release left in place for another reason (a locked worktree, the
+   * integration not on the batch branch): said once, not asked for again by this
+   * coordinator (a release repeated every tick would keep the loop from ever ending).
+   */
+  private readonly refused = new Set<string>();
+
+  releasesRefused(): string[] {
+    return [...this.refused];
+  }
+
+  releasesKeptForChanges(): string[] {
+    return [...this.keptChanged];
+  }
+
+  release(h: ReleaseHandoff, commit: string): void {
+    this.jobs.push(`release:${h.task_id}`, async () => {
+      const kept = await this.deps.steward.release(h, commit, this.deps.batchBranch);
+      // (kept for changes: asked for again once clean; for anything else: not in this run)
+      if (kept) (kept.changed ? this.keptChanged : this.refused).add(h.task_id);
+      if (kept) return this.deps.notice(`${h.task_id}: ${kept.why}`);
+      this.keptChanged.delete(h.task_id);
+      this.deps.released(h.task_id);
+      // Integrated and released: what the host keeps for the lane (its Herdr tab) goes too.
+      await this.deps.host.closeLane?.(h.task_id, h.lane_path);
+      this.deps.wake();
+    });
+  }
+}

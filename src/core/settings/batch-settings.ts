@@ -1,0 +1,47 @@
+import type { Config } from './config.js';
+import { badInput } from '../basics/errors.js';
+import type { LaneDirectives } from './lane-directives.js';
+import type { Plan } from '../plan/plan.js';
+import { DEFAULT_QA_FAILURE_LIMIT } from '../plan/plan.js';
+import { resolvePreferences } from './preferences.js';
+import type { CommandLinePreferences, Preferences } from './preferences.js';
+
+// What a batch runs with once plan, config, the repository's directives and command-line
+// overrides are combined (the executor preferences: src/core/preferences.ts).
+
+export interface BatchSettings {
+  maxParallel: number;
+  budget: { max_children: number; qa_failure_limit: number };
+  /** Executor profile name per child id. */
+  executors: Record<string, string>;
+  /** Every preference with its source, for the confirmation and the launch. */
+  preferences: Preferences;
+}
+
+/** What the command line sets (passed on to the preferences as it is). */
+export type SettingsOverrides = CommandLinePreferences;
+
+export function resolveSettings(
+  plan: Plan,
+  config: Config,
+  overrides: SettingsOverrides = {},
+  directives: LaneDirectives = {},
+): BatchSettings {
+  const preferences = resolvePreferences(plan, config, overrides, directives);
+  if (preferences.problems.length)
+    throw badInput(
+      'plan_invalid',
+      `plan cannot run:\n${preferences.problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+  const executors: Record<string, string> = {};
+  for (const [id, p] of Object.entries(preferences.children)) executors[id] = p.executor.value;
+  return {
+    maxParallel: preferences.maxParallel.value,
+    budget: {
+      max_children: plan.budget.max_children ?? plan.children.length,
+      qa_failure_limit: plan.budget.qa_failure_limit ?? DEFAULT_QA_FAILURE_LIMIT,
+    },
+    executors,
+    preferences,
+  };
+}

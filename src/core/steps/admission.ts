@@ -1,0 +1,84 @@
+import { laneBranch } from '../basics/ids.js';
+import { expectedHead } from './lineage.js';
+import type { OfferFacts } from '../ports/git-port.js';
+import type { BatchRecord } from '../records/record.js';
+import type { LaneRefusal } from '../records/report.js';
+import { startableChildren } from './schedule.js';
+import type { TickContext } from './tick-context.js';
+import { admitLane } from '../records/transitions.js';
+import { enrollAdmitted } from './observe.js';
+import type { Plan } from '../plan/plan.js';
+
+// Tick step 6: lanes offered by the steward are admitted or refused with exactly one
+// reason, decided from facts git gives about the offered path. A refusal writes nothing.
+
+export type AdmissionReason =
+  | 'batch_lane_foreign_repository'
+  | 'batch_lane_is_coordinator'
+  | 'batch_lane_branch_mismatch'
+  | 'batch_lane_base_mismatch'
+  | 'batch_lane_dirty'
+  | 'batch_lane_occupied'
+  | 'batch_lane_unknown_child';
+
+export interface LaneOffer {
+  task_id: string;
+  path: string;
+  /**
+   * What git said of the path a moment ago, when the steward's job made it (or moved it to
+   * the head): not read again. Absent for a lane offered from elsewhere: read here.
+   */
+  facts?: OfferFacts;
+}
+
+/** The first reason that applies, or null to admit. Pure. */
+export function decideAdmission(
+  record: BatchRecord,
+  plan: Plan,
+  offer: LaneOffer,
+  facts: OfferFacts,
+  coordinatorRoot: string,
+): AdmissionReason | null {
+  if (!startableChildren(record, plan).includes(offer.task_id)) return 'batch_lane_unknown_child';
+  if (!facts.realpath || !facts.sameRepository || !facts.isWorktreeRoot)
+    return 'batch_lane_foreign_repository';
+  if (facts.realpath === coordinatorRoot) return 'batch_lane_is_coordinator';
+  if (facts.branch !== laneBranch(record.batch_id, offer.task_id)) return 'batch_lane_branch_mismatch';
+  if (facts.head !== expectedHead(record)) return 'batch_lane_base_mismatch';
+  if (!facts.clean) return 'batch_lane_dirty';
+  const bound = record.children.some((c) => c.lane?.path === facts.realpath && c.state !== 'released');
+  // (a path admitted earlier in the same tick is already bound in the record)
+  if (bound) return 'batch_lane_occupied';
+  return null;
+}
+
+export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]): Promise<LaneRefusal[]> {
+  const refusals: LaneRefusal[] = [];
+  // The facts are read side by side (each read looks only at its own path); the decisions
+  // are then made one offer at a time, in order, against the record as it moves.
+  const allFacts = await Promise.all(offers.map((o) => o.facts ?? ctx.ports.git.offerFacts(o.path)));
+  for (const [i, offer] of offers.entries()) {
+    const facts = allFacts[i]!;
+    const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot);
+    if (reason) {
+      refusals.push({ task_id: offer.task_id, path: offer.path, reason });
+      ctx.journal('lane-refused', { task: offer.task_id, path: offer.path, reason });
+      continue;
+    }
+    const path = facts.realpath!;
+    const branch = laneBranch(ctx.record.batch_id, offer.task_id);
+    // Admitted and enrolled in one write (the kernel record is written between): a crash
+    // before it leaves the child pending, and its kernel record is adopted when the same
+    // lane is offered again (enrollAdmitted).
+    const admitted = admitLane(ctx.record, offer.task_id, {
+      path,
+      branch,
+      base_head: expectedHead(ctx.record),
+    });
+    enrollAdmitted(ctx, offer.task_id, {
+      record: admitted,
+      journal: () => ctx.journal('lane-admitted', { task: offer.task_id, path }),
+    });
+  }
+  return refusals;
+}

@@ -1,0 +1,57 @@
+import type { Plan } from '../plan/plan.js';
+import type { BatchRecord } from '../records/record.js';
+import { countsAgainstBudget, IN_FLIGHT_STATES } from '../records/record.js';
+import { scopesOverlap } from '../plan/scope.js';
+import { isStartable } from '../records/transitions.js';
+
+// Which pending children may take a lane now: every dependency integrated, scope-disjoint
+// from every child in flight and from each other, within max_parallel and the child
+// budget (children that left pending). A parked child holds its scope too (its lane's
+// work comes back on resume): no overlapping sibling starts until it is integrated or
+// dropped. Plan order, so the result is deterministic.
+
+export function childrenStarted(record: BatchRecord): number {
+  return record.children.filter(countsAgainstBudget).length;
+}
+
+export function budgetSpent(record: BatchRecord): boolean {
+  return childrenStarted(record) >= record.budget.max_children;
+}
+
+export function startableChildren(record: BatchRecord, plan: Plan): string[] {
+  return picksWithin(record, plan, record.max_parallel);
+}
+
+/**
+ * The children that take the next `count` slots once slots free up (DESIGN §7, "Lanes made
+ * ahead"): startable now but for max_parallel, disjoint in scope from every child in flight,
+ * from the children startable now and from each other, within the budget. Their lanes can
+ * be made before a slot frees, so a freed slot waits only for its lane to be offered.
+ */
+export function nextToStart(record: BatchRecord, plan: Plan, count: number): string[] {
+  // The picks are greedy in plan order, so the ones for more slots begin with today's.
+  const inFlight = record.children.filter((c) => IN_FLIGHT_STATES.has(c.state)).length;
+  const now = Math.max(0, record.max_parallel - inFlight);
+  return picksWithin(record, plan, record.max_parallel + count).slice(now);
+}
+
+function picksWithin(record: BatchRecord, plan: Plan, slots: number): string[] {
+  const scopeOf = new Map(plan.children.map((c) => [c.id, c.scope]));
+  const occupied = record.children
+    .filter((c) => IN_FLIGHT_STATES.has(c.state))
+    .map((c) => scopeOf.get(c.task_id) ?? ['**']);
+  const reserved = record.children
+    .filter((c) => c.state === 'needs_human')
+    .map((c) => scopeOf.get(c.task_id) ?? ['**']);
+  const budgetLeft = record.budget.max_children - childrenStarted(record);
+  const picks: string[] = [];
+  for (const child of record.children) {
+    if (occupied.length >= slots || picks.length >= budgetLeft) break;
+    if (!isStartable(record, child)) continue;
+    const scope = scopeOf.get(child.task_id) ?? ['**'];
+    if ([...occupied, ...reserved].some((other) => scopesOverlap(other, scope))) continue;
+    picks.push(child.task_id);
+    occupied.push(scope);
+  }
+  return picks;
+}
