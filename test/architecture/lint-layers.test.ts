@@ -8,7 +8,18 @@ import { describe, expect, it } from 'vitest';
 // files in the folders named, and checks which ones it refuses.
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const eslint = new ESLint({ cwd: ROOT, overrideConfigFile: join(ROOT, 'eslint.config.js') });
+const CONFIG = join(ROOT, 'eslint.config.js');
+// The layer cases are files that do not exist: linted without type information (the
+// project service knows only real files); the type-aware cases lint a real file's path.
+const eslint = new ESLint({
+  cwd: ROOT,
+  overrideConfigFile: CONFIG,
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+  },
+});
+const typed = new ESLint({ cwd: ROOT, overrideConfigFile: CONFIG });
 
 const LAYER_RULES = new Set([
   '@typescript-eslint/no-restricted-imports',
@@ -172,6 +183,18 @@ describe('npm run lint keeps the layers', () => {
     const { FOLDERS } = (await import(join(ROOT, 'eslint.config.js'))) as { FOLDERS: string[] };
     const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory());
     expect(folders.map((d) => d.name).filter((name) => !FOLDERS.includes(name))).toEqual([]);
+  });
+
+  it('refuses a promise nobody awaits (type-aware)', async () => {
+    const code = 'export async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n';
+    const [result] = await typed.lintText(code, { filePath: join(ROOT, 'src/core/basics/ids.ts') });
+    expect(result!.messages.map((m) => m.ruleId)).toContain('@typescript-eslint/no-floating-promises');
+  });
+
+  it('refuses a source file over 300 lines', async () => {
+    const code = Array.from({ length: 301 }, (_, i) => `export const a${i} = ${i};`).join('\n') + '\n';
+    const [result] = await eslint.lintText(code, { filePath: join(ROOT, 'src/core/basics/ids.ts') });
+    expect(result!.messages.map((m) => m.ruleId)).toContain('max-lines');
   });
 
   it('is what `npm run lint` runs', () => {
