@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import YAML from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LanesError } from '../../../src/core/basics/errors.js';
-import { parsePlanText } from '../../../src/core/plan/plan.js';
-import type { Plan } from '../../../src/core/plan/plan.js';
-import { scopeMatcher, scopesOverlap } from '../../../src/core/plan/scope.js';
-import { computeWaves } from '../../../src/core/plan/waves.js';
-import { applyMutation, mutationArb, textCorruptionArb } from './mutations.js';
+import { LanesError } from '../../src/core/basics/errors.js';
+import { parsePlanText } from '../../src/core/plan/plan.js';
+import type { Plan } from '../../src/core/plan/plan.js';
+import { scopeMatcher, scopesOverlap } from '../../src/core/plan/scope.js';
+import { computeWaves } from '../../src/core/plan/waves.js';
+import { applyMutation, mutationArb, textCorruptionArb } from '../e2e/reliability/mutations.js';
 
 // Fuzzing the plan parser (docs/RELIABILITY.md): random mutations of valid plans, as JSON
 // and as YAML, and random corruptions of their text. The parser must either accept the

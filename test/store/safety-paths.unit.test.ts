@@ -1,12 +1,12 @@
 import { isAbsolute, join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Steward } from '../../../src/coordinator/lanes/steward.js';
-import { LaneWorktrees } from '../../../src/git/ports/lane-worktrees.js';
-import { DEFAULT_CONFIG } from '../../../src/core/settings/config.js';
-import { idSchema } from '../../../src/core/basics/ids.js';
-import { BatchFiles } from '../../../src/store/batch-files.js';
-import { batchPaths } from '../../../src/store/state-dir.js';
+import { Steward } from '../../src/coordinator/lanes/steward.js';
+import { LaneWorktrees } from '../../src/git/ports/lane-worktrees.js';
+import { DEFAULT_CONFIG } from '../../src/core/settings/config.js';
+import { idSchema } from '../../src/core/basics/ids.js';
+import { BatchFiles } from '../../src/store/batch-files.js';
+import { batchPaths } from '../../src/store/state-dir.js';
 
 // Ids never lead a path out of where it belongs (docs/RELIABILITY.md): for every batch, child
 // and check id the plan accepts, the lane lies inside the lanes root (one folder per child,
