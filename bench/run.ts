@@ -5,6 +5,7 @@ import { keystrokeIntegrating } from './keystroke-integrating.js';
 import { keystrokeLatency } from './keystroke-latency.js';
 import { memory } from './memory.js';
 import { paneEndToEnd } from './pane-end-to-end.js';
+import { paneTerminal } from './pane-terminal.js';
 import { paneThroughput } from './pane-throughput.js';
 import { planCheck } from './plan-check.js';
 import { finalBisectRuns, rebuild64 } from './final-verification.js';
@@ -26,6 +27,7 @@ const figures: [string, () => Promise<Figure>][] = [
   ['plan_check', () => planCheck(500, quick ? 3 : 7)],
   ['pane_throughput', () => paneThroughput(quick ? 2 : 20, RUNS)],
   ['pane_throughput_end_to_end', () => paneEndToEnd(quick ? 2 : 20, RUNS)],
+  ['pane_throughput_terminal', () => paneTerminal(quick ? 2 : 20, RUNS)],
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
   ['keystroke_latency_integrating', () => keystrokeIntegrating(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
