@@ -9,10 +9,11 @@ import { Steward } from '../coordinator/lanes/steward.js';
 import { stopRecordedExecutor } from '../coordinator/executors/stop-executors.js';
 import { trashAndJournal } from '../coordinator/lanes/trash.js';
 import type { Trashed } from '../coordinator/lanes/trash.js';
+import type { JournalEntry } from '../store/journal.js';
 import type { BatchLock } from '../store/lock.js';
-import { acquireBatchLock, readLockHolder } from '../store/lock.js';
+import { acquireBatchLock, isHolderAlive, readLockHolder } from '../store/lock.js';
 import type { CoordinatorRequest } from '../store/requests.js';
-import { requestsDir, writeRequest } from '../store/requests.js';
+import { removeRequest, requestsDir, writeRequest } from '../store/requests.js';
 import type { RepoPaths } from '../store/state-dir.js';
 import { existsSync } from 'node:fs';
 import { batchPorts } from './batch-run/batch-ports.js';
@@ -88,6 +89,14 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
   }
 }
 
+/** Why the coordinator refused this request, from the journal entries written since it was left. */
+function refusalSince(entries: readonly JournalEntry[], way: WayOut): string | null {
+  if (way.request.action !== 'drop') return null;
+  const task = way.request.task_id;
+  const refused = entries.find((e) => e.event === 'drop-refused' && e.task === task);
+  return refused ? String(refused.why) : null;
+}
+
 function printTrashed(ctx: CommandContext, trashed: Trashed[]): void {
   for (const t of trashed)
     ctx.stdout(
@@ -103,13 +112,30 @@ async function handOver(ctx: CommandContext, way: WayOut): Promise<number> {
     `lanes: batch ${way.batchId} is run by pid ${holder?.pid ?? '?'} (${holder?.command ?? 'another lanes'}); asked it to ${way.request.action}\n`,
   );
   const ports = batchPorts(way.repo, way.batchId);
+  const asked = ports.store.journalFile.read().entries.length;
   const deadline = Date.now() + HANDOVER_TIMEOUT_MS;
   for (;;) {
     const record = ports.store.readRecord();
-    if (way.done(record) && !existsSync(file)) {
+    const taken = !existsSync(file);
+    if (way.done(record) && taken) {
       const report = ports.store.store.readReport(way.batchId);
       if (report) ctx.stdout(formatReport(report));
       return ExitCode.ok;
+    }
+    // Taken and refused (the child was integrated meanwhile): say why, as the command
+    // itself would have refused it.
+    const refusal = taken ? refusalSince(ports.store.journalFile.read().entries.slice(asked), way) : null;
+    if (refusal) {
+      ctx.stderr(`lanes ${way.request.action}: refused: ${refusal}\n`);
+      return ExitCode.badInput;
+    }
+    // The holder died before it took the request (kill -9, a closed terminal): nobody will
+    // carry it out, so this command does, taking the lock over as any command would.
+    const now = readLockHolder(way.repo.stateDir, way.batchId);
+    if (existsSync(file) && (now === null || !isHolderAlive(now))) {
+      removeRequest(file);
+      ctx.stderr(`lanes: pid ${holder?.pid ?? '?'} is gone without doing it; doing it here\n`);
+      return carryOut(ctx, way);
     }
     if (Date.now() >= deadline) {
       ctx.stderr(

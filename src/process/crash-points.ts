@@ -7,7 +7,9 @@ import { appendFileSync } from 'node:fs';
 // LANES_CRASH_COUNT_FILE=<file> appends one line per point reached ("<point>" or
 // "<point> <detail>"), so a test can count how often a run reaches each point.
 // A point name may itself hold colons (`tick-persist:commit`): the count is what follows
-// the last colon when that is a number.
+// the last colon when that is a number. LANES_STOP_AT=<same spec> stops the process there
+// instead (SIGSTOP), so a test can act while lanes is held at that point and let it go on
+// (SIGCONT): the moment between two steps made wide on purpose.
 
 const counts = new Map<string, number>();
 
@@ -33,16 +35,23 @@ export function parseCrashSpec(spec: string): CrashSpec {
 export function crashPoint(point: string, detail?: string): void {
   const countFile = process.env.LANES_CRASH_COUNT_FILE;
   if (countFile) appendFileSync(countFile, `${detail ? `${point} ${detail}` : point}\n`);
-  const spec = process.env.LANES_CRASH_AT;
-  if (!spec) return;
-  const wanted = parseCrashSpec(spec);
-  if (wanted.point !== point) return;
-  if (wanted.detail !== null && !(detail ?? '').includes(wanted.detail)) return;
-  const seen = (counts.get(point) ?? 0) + 1;
-  counts.set(point, seen);
-  if (seen === wanted.nth) {
+  const crash = process.env.LANES_CRASH_AT;
+  if (crash && reached(crash, point, detail, 'crash')) {
     const where = detail ? ` (${detail})` : '';
-    process.stderr.write(`lanes: crash point ${spec} reached${where} (LANES_CRASH_AT)\n`);
+    process.stderr.write(`lanes: crash point ${crash} reached${where} (LANES_CRASH_AT)\n`);
     process.kill(process.pid, 'SIGKILL');
   }
+  const stop = process.env.LANES_STOP_AT;
+  if (stop && reached(stop, point, detail, 'stop')) process.kill(process.pid, 'SIGSTOP');
+}
+
+/** This reach of `point` is the one `spec` names (each kind of spec counts its own reaches). */
+function reached(spec: string, point: string, detail: string | undefined, kind: string): boolean {
+  const wanted = parseCrashSpec(spec);
+  if (wanted.point !== point) return false;
+  if (wanted.detail !== null && !(detail ?? '').includes(wanted.detail)) return false;
+  const key = `${kind} ${point}`;
+  const seen = (counts.get(key) ?? 0) + 1;
+  counts.set(key, seen);
+  return seen === wanted.nth;
 }

@@ -29,7 +29,8 @@ const holderSchema = z.object({
 });
 export type LockHolder = z.output<typeof holderSchema>;
 
-function isAlive(holder: LockHolder): boolean {
+/** The holder's process still runs (a holder on another host is taken to). */
+export function isHolderAlive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true; // cannot see another host's processes: assume alive
   return isSameProcessAlive(holder.pid, holder.start_time);
 }
@@ -124,7 +125,7 @@ function liveIntents(stateDir: string, lock: string): LockHolder[] {
       // unreadable: a crash while writing it; its process is gone
     }
     if (intent?.pid === process.pid && intent.host === hostname()) continue;
-    if (intent && isAlive(intent)) live.push(intent);
+    if (intent && isHolderAlive(intent)) live.push(intent);
     else rmSync(join(dir, name), { force: true });
   }
   return live;
@@ -143,7 +144,7 @@ async function takeLock(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
     const holder = readLockHolder(stateDir, batchId);
-    if (holder && isAlive(holder))
+    if (holder && isHolderAlive(holder))
       throw new LanesError(
         'lock_held',
         `batch ${batchId} is already run by another lanes: ${describe(holder)}`,
