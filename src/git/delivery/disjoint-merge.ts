@@ -10,7 +10,7 @@ import type { TreeWriter } from '../runner/tree-writer.js';
 // one side is a folder of the other's. merge-ort then resolves every entry the trivial way,
 // and so does this: an entry only one side changed is taken from that side as it is (a
 // whole subtree, its object unchanged), and only a folder both sides changed is written
-// anew, from its entries (docs/DECISIONS.md, "Integration overhead, session 6"). Anything
+// anew, from its entries (docs/PERFORMANCE.md, "Git processes"). Anything
 // else, or any failure, is left to merge-tree: null.
 
 const REGULAR = /^100(644|755) /;

@@ -78,8 +78,8 @@ export class LaneWorktrees implements WorktreePort {
   ): Promise<string | null> {
     mkdirSync(dirname(path), { recursive: true });
     // A new branch is made in the repository's ref transaction process: `worktree add -b`
-    // would start a `git branch` of its own for it (docs/DECISIONS.md "Integration overhead,
-    // session 8"). The create fails when the branch exists (made meanwhile): `-b` says so then.
+    // would start a `git branch` of its own for it (docs/DECISIONS.md "Integration overhead",
+    // the branch first). The create fails when the branch exists (made meanwhile): `-b` says so.
     const made =
       !branchExists && (await this.sessions.refs.transaction([`create refs/heads/${branch} ${base}`]));
     const args = made ? [path, branch] : [branchExists ? '-B' : '-b', branch, path, base];
