@@ -33,7 +33,7 @@ export async function trashDroppedLanes(
   for (const lane of wanted) {
     const tree = await wt.at(lane.path, trees);
     if (!tree || tree.branch !== lane.branch) continue; // not our worktree (any more): left alone
-    const tip = await wt.keepWork(lane.path, lane.branch);
+    const tip = await wt.keepWork(lane.path, lane.branch, lane.base_head);
     crashPoint('after-lane-kept', lane.task_id);
     let to = join(trash, lane.task_id);
     for (let n = 2; wt.exists(to); n++) to = join(trash, `${lane.task_id}.${n}`);

@@ -32,6 +32,8 @@ export type ErrorCode =
   | 'executor_missing'
   | 'land_refused'
   | 'clean_refused'
+  // A lane branch deleted or moved by someone else while lanes committed its delivery.
+  | 'lane_branch_moved'
   | 'hook_invalid'
   // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
   | 'herdr_not_detected'

@@ -70,8 +70,11 @@ export interface WorktreePort {
   lookAtFiles(path: string, base: string): Promise<{ fingerprint: string; changed: string[] }>;
   /** The paths changed since `base` when the executor exited (kept for the tick's QA). */
   changedAtExit(path: string, base: string): Promise<string[]>;
-  /** Commits everything in the worktree onto its own branch (nothing lost when it goes): the new tip. */
-  keepWork(path: string, branch: string): Promise<string>;
+  /**
+   * Commits everything in the worktree onto its own branch (nothing lost when it goes): the
+   * new tip. A branch someone deleted is made again, its work a commit over `base`.
+   */
+  keepWork(path: string, branch: string, base: string): Promise<string>;
   /** `git worktree move` (it stays a worktree one can open); the folders above `to` are made. */
   move(path: string, to: string): Promise<void>;
 }

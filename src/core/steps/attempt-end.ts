@@ -4,6 +4,7 @@ import type { PlanChild } from '../plan/plan.js';
 import type { TickPorts } from '../ports/tick-ports.js';
 import type { ChildRecord } from '../records/record.js';
 import { scopeMatcher } from '../plan/scope.js';
+import { LanesError } from '../basics/errors.js';
 
 // What the lane kernel does when an executor ends (SPEC §5): the exit recorded, QA in the
 // lane, and — once QA passes — the delivery commit on the lane branch. The tick does it
@@ -132,9 +133,25 @@ export async function endAttempt(
   const qaDue = kernel.next_obligation === 'run_qa';
   if (qaDue) ({ kernel, changed } = await qaInLane(ports, lane, planned, kernel));
   // The commit before the kernel says done: a tick that sees it done finds the commit.
-  if (kernel.lifecycle === 'done') await deliverLane(ports, lane, planned, changed);
+  // A lane branch someone deleted or moved meanwhile: the tick parks the child (deliver.ts).
+  if (kernel.lifecycle === 'done')
+    try {
+      await deliverLane(ports, lane, planned, changed);
+    } catch (error) {
+      if (laneBranchMoved(error)) return false;
+      throw error;
+    }
   ports.store.writeKernel(kernel);
   journalExit(ports.store, lane.taskId, exit);
   if (qaDue) journalQa(ports.store, lane.taskId, kernel);
   return true;
+}
+
+/**
+ * The message of a delivery refused because someone deleted or moved the lane branch
+ * meanwhile (the git adapter's `lane_branch_moved`), else null: that child parks, the
+ * batch goes on, nothing of the lane is touched.
+ */
+export function laneBranchMoved(error: unknown): string | null {
+  return error instanceof LanesError && error.code === 'lane_branch_moved' ? error.message : null;
 }

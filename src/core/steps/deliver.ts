@@ -1,4 +1,4 @@
-import { deliverLane, laneFactsOf } from './attempt-end.js';
+import { deliverLane, laneBranchMoved, laneFactsOf } from './attempt-end.js';
 import { checkFailed } from '../records/kernel.js';
 import { expectedHead } from './lineage.js';
 import type { TickContext } from './tick-context.js';
@@ -41,7 +41,11 @@ export async function commitSettled(ctx: TickContext): Promise<void> {
   const made = await Promise.allSettled(settled.map((planned) => deliveryOf(ctx, planned)));
   made.forEach((result, i) => {
     const taskId = settled[i]!.id;
-    if (result.status === 'rejected') return;
+    if (result.status === 'rejected') {
+      const moved = laneBranchMoved(result.reason);
+      if (moved) ctx.park(taskId, `${moved}; ${wayOnAfterMove(ctx.child(taskId))}`);
+      return;
+    }
     if (result.value === null) {
       ctx.park(taskId, 'empty delivery: the lane has no change inside its scope any more');
       return;
@@ -49,8 +53,19 @@ export async function commitSettled(ctx: TickContext): Promise<void> {
     ctx.save(commitLane(ctx.record, taskId, result.value));
     ctx.journal('lane-committed', { task: taskId, lane_commit: result.value });
   });
-  const failed = made.find((result) => result.status === 'rejected');
+  const failed = made.find(
+    (result): result is PromiseRejectedResult =>
+      result.status === 'rejected' && !laneBranchMoved(result.reason),
+  );
   if (failed) throw failed.reason;
+}
+
+function wayOnAfterMove(child: ChildRecord): string {
+  const lane = child.lane!;
+  return (
+    `the lane's files are still in ${lane.path}: put the branch back (git branch -f ${lane.branch} ${lane.base_head.slice(0, 12)}) ` +
+    `and lanes resume --approve, or lanes drop the child`
+  );
 }
 
 /** The delivery commit of one settled child (made now, or found from before a crash); null when empty. */

@@ -75,9 +75,11 @@ function checkDropLegal(record: BatchRecord, taskId: string): void {
 /** Dropped children whose lane path may still hold a worktree (the steward moves it to the trash). */
 export function lanesToTrash(record: {
   readonly children: readonly ChildRecord[];
-}): { task_id: string; path: string; branch: string }[] {
+}): { task_id: string; path: string; branch: string; base_head: string }[] {
   return record.children.flatMap((c) =>
-    c.state === 'dropped' && c.lane ? [{ task_id: c.task_id, path: c.lane.path, branch: c.lane.branch }] : [],
+    c.state === 'dropped' && c.lane
+      ? [{ task_id: c.task_id, path: c.lane.path, branch: c.lane.branch, base_head: c.lane.base_head }]
+      : [],
   );
 }
 

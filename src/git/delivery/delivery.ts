@@ -8,6 +8,7 @@ import { indexHolds } from '../worktree/lane-status.js';
 import { statStamp } from '../worktree/index-entries.js';
 import { linkedGitDir } from '../worktree/worktree-files.js';
 import { scratchDir } from '../../process/scratch.js';
+import { ExitCode, LanesError } from '../../core/basics/errors.js';
 
 // The delivery commit on a lane branch (DESIGN §6): one commit whose only parent is the lane
 // base, holding the lane's in-scope changes (commits the executor made are squashed into
@@ -211,7 +212,11 @@ export async function commitDelivery(
     const ref = `refs/heads/${branch}`;
     const tip = await sessions.objects.resolve(`${ref}^{commit}`);
     if (!tip || !(await sessions.refs.compareAndSwap(ref, commit, tip)))
-      throw new Error(`lane branch ${branch} moved while lanes committed the delivery`);
+      throw new LanesError(
+        'lane_branch_moved',
+        `lane_branch_moved: ${branch} ${tip ? `moved to ${tip.slice(0, 12)}` : 'was deleted'} by someone else while lanes committed the delivery`,
+        ExitCode.unexpected,
+      );
     return { commit, indexSynced: built.gitDir !== null && replaceLaneIndex(built.gitDir, built.index) };
   } finally {
     dropDeliveryTree(built);

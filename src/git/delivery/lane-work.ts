@@ -52,6 +52,10 @@ async function commitWith(
 async function snapshot(lanePath: string, branch: string, identityFrom: string, subject: string) {
   const tip = await resolveCommit(lanePath, `refs/heads/${branch}`);
   if (!tip) throw new Error(`lane branch ${branch} is gone`);
+  return snapshotOver(lanePath, tip, identityFrom, subject);
+}
+
+async function snapshotOver(lanePath: string, tip: string, identityFrom: string, subject: string) {
   const tree = await workTree(lanePath, tip);
   if (tree === (await treeOf(lanePath, tip))) return { tip, work: tip };
   const work = await commitWith(lanePath, identityFrom, tree, [tip], `${subject}\n`);
@@ -62,10 +66,26 @@ async function snapshot(lanePath: string, branch: string, identityFrom: string, 
  * Commits what the lane holds onto its branch (a no-op when nothing is uncommitted) and
  * returns the branch tip. The work tree and index are left as they are.
  */
-export async function keepLaneWork(lanePath: string, branch: string, identityFrom: string): Promise<string> {
-  const { tip, work } = await snapshot(lanePath, branch, identityFrom, 'lanes: work kept from the lane');
+export async function keepLaneWork(
+  lanePath: string,
+  branch: string,
+  identityFrom: string,
+  /** The lane's base: what the work is kept over when someone deleted the branch. */
+  base: string,
+): Promise<string> {
+  const ref = `refs/heads/${branch}`;
+  const subject = 'lanes: work kept from the lane';
+  if (!(await resolveCommit(lanePath, ref))) {
+    // (made again from nothing: update-ref refuses if someone made it meanwhile)
+    const { work } = await snapshotOver(lanePath, base, identityFrom, subject);
+    if (!(await updateRef(lanePath, ref, work, '')))
+      throw new Error(`lane branch ${branch} was made again while lanes kept its work`);
+    await git(lanePath, ['reset', '--quiet']);
+    return work;
+  }
+  const { tip, work } = await snapshot(lanePath, branch, identityFrom, subject);
   if (work === tip) return tip;
-  if (!(await updateRef(lanePath, `refs/heads/${branch}`, work, tip)))
+  if (!(await updateRef(lanePath, ref, work, tip)))
     throw new Error(`lane branch ${branch} moved while lanes kept its work`);
   await git(lanePath, ['reset', '--quiet']); // the index follows the new tip; files untouched
   return work;

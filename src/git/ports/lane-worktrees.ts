@@ -146,8 +146,8 @@ export class LaneWorktrees implements WorktreePort {
     return fromTree !== null ? keepChangedPaths(path, base, fromTree) : changedPathsAtExit(path, base);
   }
 
-  keepWork(path: string, branch: string): Promise<string> {
-    return keepLaneWork(path, branch, this.repoRoot);
+  keepWork(path: string, branch: string, base: string): Promise<string> {
+    return keepLaneWork(path, branch, this.repoRoot, base);
   }
 
   async move(path: string, to: string): Promise<void> {
