@@ -4,6 +4,7 @@ import { resolveSettings } from '../../core/settings/batch-settings.js';
 import { executorProfiles } from '../../core/settings/config.js';
 import type { Config, ExecutorProfile } from '../../core/settings/config.js';
 import { judgeExecutorEnd } from '../../core/rules/dispatch-health.js';
+import { diedOfSignal } from '../../core/rules/lost-attempt.js';
 import { nextExecutorStep } from '../../core/rules/executor-step.js';
 import { abandonAttempt } from '../../core/records/kernel.js';
 import type { Attempt, KernelRecord } from '../../core/records/kernel.js';
@@ -210,6 +211,7 @@ export class ExecutorRunner {
   private async findAgain(h: ExecutorHandoff, open: Attempt): Promise<'ended' | 'running' | 'lost'> {
     const found = await lookForAttempt(this.host, open, this.store.logDir(h.task_id), h);
     const task = h.task_id;
+    if (found.kind === 'ended' && diedOfSignal(found.exit)) return 'lost'; // (core/rules/lost-attempt.ts)
     if (found.kind === 'ended') {
       this.queue.push({ task_id: task, code: found.exit.code, signal: found.exit.signal, host: open.host });
       this.store.journal('executor-reattached', {
@@ -256,14 +258,15 @@ export class ExecutorRunner {
     this.watchLane(h, null);
     void processGone(open.pid!, open.pid_start).then(() => {
       const status = open.status_path ? readExitStatus(open.status_path) : null;
-      if (!status && open.session_id) return this.relaunchLost(h, open);
+      if (!status || diedOfSignal(status)) return this.relaunchLost(h, open); // (core/rules/lost-attempt.ts)
       void this.onExit(h, live, status ?? { code: null, signal: 'lost' });
     });
   }
 
   /**
-   * An agent from before a restart vanished mid-turn (no exit status): no QA (a crash is
-   * no QA failure); the next tick relaunches it continuing the same conversation.
+   * An executor from before a restart vanished (no exit status, or killed by a signal): no
+   * QA (a crash is no QA failure); the next tick relaunches it (an agent continuing the
+   * same conversation).
    */
   private relaunchLost(h: ExecutorHandoff, open: Attempt): void {
     this.watch.forget(h.task_id);
