@@ -41,8 +41,14 @@ export class HostRegistry {
     throw new Error(`no host can run here: ${whys.join('; ') || 'none of them said why'}`);
   }
 
-  create(name: string, making: HostMaking): Promise<Host> {
-    return this.entry(name).create(making);
+  /** Makes the host, and holds it to its word: one whose executors outlive lanes must reattach. */
+  async create(name: string, making: HostMaking): Promise<Host> {
+    const host = await this.entry(name).create(making);
+    if (host.capabilities.outlivesLanes && typeof host.reattach !== 'function') {
+      await host.dispose();
+      throw new Error(`the ${name} host says its executors outlive lanes but has no reattach`);
+    }
+    return host;
   }
 
   /** A registry with `more` (a host of a test, say) before these: detect asks it first. */

@@ -73,6 +73,24 @@ describe('the host registry', () => {
       ['ledger', { inAppPane: false, outlivesLanes: false, attachable: false, agents: 'headless' }],
     ]);
   });
+
+  it('refuses a host that says it outlives lanes but cannot reattach', async () => {
+    const entry = ledgerHost(join(tempDir(), 'ledger'));
+    const boastful = {
+      ...entry,
+      name: 'boastful',
+      create: async () => {
+        const host = await entry.create(nobody);
+        made.push(host);
+        return Object.assign(Object.create(host) as Host, {
+          capabilities: { ...host.capabilities, outlivesLanes: true },
+        });
+      },
+    };
+    await expect(HOSTS.with(boastful).create('boastful', nobody)).rejects.toThrow(
+      'the boastful host says its executors outlive lanes but has no reattach',
+    );
+  });
 });
 
 describe('a host added in one file and one registry line', () => {
