@@ -14,7 +14,7 @@ const HELP = `lanes — run a plan of coding tasks in parallel git worktrees
 usage: lanes [-C <dir>] <command> [options]
 
   plan check <plan>                 validate a plan and print its waves
-  start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME]
+  start <plan> [--parallel N] [--headless] [--host NAME] [--yes] [--executor NAME]
         [--model M] [--effort E] [--no-run]
                                     confirm a plan and run the batch to its end
   resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]

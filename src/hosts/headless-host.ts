@@ -4,7 +4,7 @@ import { processHelper } from '../git/runner/git-helper.js';
 import type { GitHelper } from '../git/runner/git-helper.js';
 import { killGroup } from '../process/process-group.js';
 import { wrapWithExitStatus } from './exit-status.js';
-import type { ExitInfo, Host, LaneSession, LaunchSpec } from './host.js';
+import type { ExitInfo, Host, HostCapabilities, HostEntry, LaneSession, LaunchSpec } from './host.js';
 import { LOG_LIMIT_BYTES, Transcript } from './transcript.js';
 import { OutputListeners } from './output-listeners.js';
 
@@ -20,8 +20,22 @@ const OUTPUT_NOTICE_MS = 100;
 /** What of it comes back each time, at most: the recent lines are taken from it. */
 const OUTPUT_TAIL_BYTES = 16 * 1024;
 
+/** The last resort: it runs anywhere, so it is always a host a batch can use. */
+export const headlessHost: HostEntry = {
+  name: 'headless',
+  summary: 'plain child processes, output to the transcript (no terminal)',
+  detect: () => ({ use: true }),
+  create: async () => new HeadlessHost(),
+};
+
 export class HeadlessHost implements Host {
-  readonly name = 'headless' as const;
+  readonly name = 'headless';
+  readonly capabilities: HostCapabilities = {
+    inAppPane: false,
+    outlivesLanes: false,
+    attachable: false,
+    agents: 'headless',
+  };
   private sessions = new Set<LaneSession>();
 
   async open(spec: LaunchSpec): Promise<LaneSession> {

@@ -1,13 +1,11 @@
 import { Coordinator } from '../../coordinator/loop/coordinator.js';
 import type { CoordinatorEvent, CoordinatorResult } from '../../coordinator/loop/coordinator.js';
 import { loadConfig } from '../../store/config-file.js';
-import { badInput } from '../../core/basics/errors.js';
 import { exitCodeForState } from '../exit-codes.js';
 import type { Approval } from '../../core/ways-out/resume.js';
-import { HeadlessHost } from '../../hosts/headless-host.js';
-import { herdrUnusableReason } from '../../hosts/herdr/herdr-detect.js';
-import { HerdrHost } from '../../hosts/herdr/herdr-host.js';
 import type { Host } from '../../hosts/host.js';
+import type { HostRegistry } from '../../hosts/host-registry.js';
+import { HOSTS } from '../../hosts/hosts.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import type { BatchLock } from '../../store/lock.js';
 import type { RepoPaths } from '../../store/state-dir.js';
@@ -20,40 +18,36 @@ import { progressPrinter } from './progress.js';
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
 // state it ends on to the exit code (DESIGN §9).
 
-export type HostName = 'pty' | 'herdr' | 'headless';
+/** A host's registry name (src/hosts/hosts.ts): which are known is the registry's to say. */
+export type HostName = string;
 
-export function parseHost(value: string | undefined): HostName | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'pty' || value === 'herdr' || value === 'headless') return value;
-  throw badInput('usage', `--host must be pty, herdr or headless, got "${value.slice(0, 40)}"`);
+/** `--host`'s value, checked against the registry (exit 2 naming the hosts it knows). */
+export function parseHost(value: string | undefined, hosts: HostRegistry = HOSTS): HostName | undefined {
+  return hosts.parse(value);
 }
 
-/** DESIGN §7: --host when given; else herdr inside Herdr; else pty when a TUI is drawn; else headless. */
-export function chooseHost(explicit: HostName | undefined, tuiDrawn: boolean): HostName {
-  if (explicit) return explicit;
-  const fallback = tuiDrawn ? 'pty' : 'headless';
-  if (process.env.HERDR_ENV === '1') {
-    const why = herdrUnusableReason();
-    if (why === null) return 'herdr';
-    process.stderr.write(
-      `lanes: HERDR_ENV=1 but Herdr cannot be driven (${why}); using the ${fallback} host\n`,
-    );
-  }
-  return fallback;
+/** DESIGN §7: --host when given; else the first host of the registry that says it fits here. */
+export function chooseHost(
+  explicit: HostName | undefined,
+  tuiDrawn: boolean,
+  hosts: HostRegistry = HOSTS,
+): HostName {
+  return hosts.choose(explicit, { tuiDrawn, env: process.env }, (line) =>
+    process.stderr.write(`lanes: ${line}\n`),
+  );
 }
 
 /** `notify` hears what a host has to say mid-batch (the Herdr host: "Herdr is not answering"). */
-export async function makeHost(name: HostName, notify?: (text: string) => void): Promise<Host> {
-  // (the pty host's modules, xterm's and node-pty's, load only for a batch that uses it)
-  if (name === 'pty') {
-    const { PtyHost } = await import('../../hosts/pty/pty-host.js');
-    return new PtyHost({
-      cols: process.stdout.columns || 120,
-      rows: Math.max(10, (process.stdout.rows || 40) - 12),
-    });
-  }
-  if (name === 'herdr') return HerdrHost.connect(notify);
-  return new HeadlessHost();
+export function makeHost(
+  name: HostName,
+  notify: (text: string) => void = () => {},
+  hosts: HostRegistry = HOSTS,
+): Promise<Host> {
+  return hosts.create(name, {
+    notify,
+    cols: process.stdout.columns || 120,
+    rows: Math.max(10, (process.stdout.rows || 40) - 12),
+  });
 }
 
 export function exitCodeFor(result: CoordinatorResult): number {
@@ -69,6 +63,8 @@ export interface RunOptions {
   repo: RepoPaths;
   batchId: string;
   host: HostName;
+  /** The hosts `host` is one of (a test adds its own); the built-in ones by default. */
+  hosts?: HostRegistry;
   approval?: Approval;
   command: string;
   /** A lock already held for this batch (start holds it from confirmation on). */
@@ -82,7 +78,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`));
   let host: Host;
   try {
-    host = await makeHost(options.host, (text) => onEvent({ kind: 'notice', text }));
+    host = await makeHost(options.host, (text) => onEvent({ kind: 'notice', text }), options.hosts);
   } catch (error) {
     await lock.release(); // (Herdr not usable: nothing ran, the batch is left as it was)
     throw error;

@@ -130,7 +130,8 @@ export async function runTui(run: TuiRun): Promise<number> {
         shellHost.setSize(cols, rows);
         resizeSessions([...store!.sessions, ...store!.shells], { cols, rows }, cells);
       },
-      runningInApp: () => [...store!.sessions.values()].filter((s) => s.running && s.host === 'pty').length,
+      runningInApp: () =>
+        host.capabilities.inAppPane ? [...store!.sessions.values()].filter((s) => s.running).length : 0,
       quit: () => quit(),
     };
     instance.rerender(createElement(App, { store, actions }));

@@ -12,9 +12,9 @@ import type { CommandContext } from '../context.js';
 import { formatReport } from '../batch-run/print-report.js';
 import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
 import { runTui } from '../batch-run/lazy-tui.js';
+import { HOSTS } from '../../hosts/hosts.js';
 
-const USAGE =
-  'usage: lanes start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME] [--model M] [--effort E] [--no-run]';
+const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--executor NAME] [--model M] [--effort E] [--no-run]`;
 
 /** `lanes start <plan>`: confirm the plan, create the batch, and run it (or, with --no-run, print the first report). */
 export async function startCommand(ctx: CommandContext, argv: string[]): Promise<number> {

@@ -49,7 +49,7 @@ export async function launchAttempt(
     agent,
     attempt,
     logDir: ctx.store.logDir(h.task_id),
-    mode: ctx.host.name === 'headless' ? 'headless' : 'interactive',
+    mode: ctx.host.capabilities.agents,
     hookArgv: ctx.hookArgv,
   });
   if (launch.token) await ctx.turns.open();

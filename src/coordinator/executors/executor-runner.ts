@@ -356,7 +356,7 @@ export class ExecutorRunner {
       store: this.store,
       clock: this.options.clock,
       quitKeysOf: (task) =>
-        this.host.name === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
+        this.host.capabilities.agents === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
       forget: (task) => {
         this.watch.forget(task);
         this.turns.forget(task);

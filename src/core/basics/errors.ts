@@ -34,21 +34,17 @@ export type ErrorCode =
   | 'clean_refused'
   // A lane branch deleted or moved by someone else while lanes committed its delivery.
   | 'lane_branch_moved'
-  | 'hook_invalid'
-  // The Herdr host (src/hosts/herdr-*.ts): what went wrong with Herdr, in lanes' words.
-  | 'herdr_not_detected'
-  | 'herdr_too_old'
-  | 'herdr_not_running'
-  | 'herdr_not_answering'
-  | 'herdr_protocol_mismatch'
-  | 'herdr_usage'
-  | 'herdr_pane_not_found'
-  | 'herdr_failed';
+  | 'hook_invalid';
 
-export class LanesError extends Error {
+/**
+ * An error lanes raises on purpose. `Code` is one of the codes above, or an adapter's own
+ * (a host's codes live with the host: `herdr_too_old` in src/hosts/herdr), so adding an
+ * adapter adds no line here.
+ */
+export class LanesError<Code extends string = ErrorCode> extends Error {
   override readonly name: string = 'LanesError';
   constructor(
-    readonly code: ErrorCode,
+    readonly code: Code,
     message: string,
     readonly exitCode: ExitCode = ExitCode.badInput,
     options?: { cause?: unknown },
@@ -62,6 +58,7 @@ export function badInput(code: ErrorCode, message: string): LanesError {
   return new LanesError(code, message, ExitCode.badInput);
 }
 
-export function isLanesError(value: unknown): value is LanesError {
+/** Any of lanes' errors: its code may be an adapter's, so it is only known to be a string. */
+export function isLanesError(value: unknown): value is LanesError<string> {
   return value instanceof LanesError;
 }

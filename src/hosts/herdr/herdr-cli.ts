@@ -1,16 +1,24 @@
 import type { execa as Execa, ResultPromise } from 'execa';
 import { ExitCode, LanesError } from '../../core/basics/errors.js';
-import type { ErrorCode } from '../../core/basics/errors.js';
 
-// Talking to Herdr through its CLI (reference/herdr.md, "Transport and output
-// conventions"): success is a JSON envelope on stdout (exit 0); a server error is a JSON
-// envelope on stderr (exit 1); a usage error is plain text (exit 2). Every failure becomes
-// a HerdrError with a stable lanes code and a message a user can act on.
+// Talking to Herdr through its CLI (docs/HERDR.md, "Talking to Herdr"): success is a JSON
+// envelope on stdout (exit 0); a server error is a JSON envelope on stderr (exit 1); a
+// usage error is plain text (exit 2). Every failure becomes a HerdrError with a stable
+// lanes code and a message a user can act on.
 
 /** How long one CLI call may take before lanes says Herdr is not answering. */
 export const HERDR_CALL_TIMEOUT_MS = 10_000;
 
-export type HerdrErrorCode = Extract<ErrorCode, `herdr_${string}`>;
+/** What went wrong with Herdr, in lanes' words (the Herdr host's own error codes). */
+export type HerdrErrorCode =
+  | 'herdr_not_detected'
+  | 'herdr_too_old'
+  | 'herdr_not_running'
+  | 'herdr_not_answering'
+  | 'herdr_protocol_mismatch'
+  | 'herdr_usage'
+  | 'herdr_pane_not_found'
+  | 'herdr_failed';
 
 /** Codes that mean "Herdr did not answer": lanes waits and retries instead of giving up. */
 const TRANSIENT: ReadonlySet<HerdrErrorCode> = new Set(['herdr_not_running', 'herdr_not_answering']);
@@ -23,7 +31,7 @@ const SETUP: ReadonlySet<HerdrErrorCode> = new Set([
   'herdr_usage',
 ]);
 
-export class HerdrError extends LanesError {
+export class HerdrError extends LanesError<HerdrErrorCode> {
   override readonly name = 'HerdrError';
   constructor(
     override readonly code: HerdrErrorCode,

@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { HERDR_CALL_TIMEOUT_MS, HerdrCli, HerdrError } from './herdr-cli.js';
 
-// Is lanes running inside a Herdr it can drive? (reference/herdr.md, "How a lane should be
-// driven", step 1): HERDR_ENV=1, a herdr binary of a supported version, a running and
-// protocol-compatible server, and a caller pane it resolves — whose workspace is where
-// lane tabs go (never the UI-active one, which can be another client's).
+// Is lanes running inside a Herdr it can drive? (docs/HERDR.md, "Choosing the host"):
+// HERDR_ENV=1, a herdr binary of a supported version, a running and protocol-compatible
+// server, and a caller pane it resolves — whose workspace is where lane tabs go (never the UI-active one, which can be another client's).
 
 /** 0.7.5 brought `pane wait-output`, `pane process-info` as used here, and `protocol_mismatch`. */
 export const MIN_HERDR_VERSION = '0.7.5';

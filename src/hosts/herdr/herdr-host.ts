@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { HerdrError, isHerdrError } from './herdr-cli.js';
-import { detectHerdr } from './herdr-detect.js';
+import { detectHerdr, herdrUnusableReason } from './herdr-detect.js';
 import type { HerdrPlace } from './herdr-detect.js';
 import { HerdrSession } from './herdr-session.js';
 import type { HerdrLink } from './herdr-session.js';
@@ -16,9 +16,9 @@ import {
 import type { LaneTab } from './herdr-tabs.js';
 import { liveWrapperPid, readWrapperPid, wrapperFiles, writeWrapper } from './herdr-wrapper.js';
 import type { WrapperFiles } from './herdr-wrapper.js';
-import type { Host, LaunchSpec } from '../host.js';
+import type { Host, HostCapabilities, HostEntry, LaunchSpec } from '../host.js';
 
-// Executors in Herdr tabs (DESIGN §7, reference/herdr.md "How a lane should be driven"): one
+// Executors in Herdr tabs (DESIGN §7, docs/HERDR.md "One lane, one tab"): one
 // tab per lane in the caller's workspace, labelled with the child id, rooted at the lane,
 // never focused implicitly. Each attempt runs a wrapper script typed into the tab's idle
 // shell; a lane's later attempts reuse its tab. Tabs outlive lanes: `resume` re-attaches
@@ -34,8 +34,28 @@ const START_TRIES = 3;
 /** Closing a released lane's tab is worth waiting for this long, not more. */
 export const CLOSE_PATIENCE_MS = 30_000;
 
+/** Chosen inside a Herdr that answers; HERDR_ENV=1 alone is only a hint (it leaks into nested shells). */
+export const herdrHost: HostEntry = {
+  name: 'herdr',
+  summary: 'a Herdr tab per lane, in the workspace lanes runs in (the tabs outlive lanes)',
+  detect: ({ env }) => {
+    if (env.HERDR_ENV !== '1') return { use: false };
+    const why = herdrUnusableReason(env);
+    return why === null
+      ? { use: true }
+      : { use: false, why: `HERDR_ENV=1 but Herdr cannot be driven (${why})` };
+  },
+  create: ({ notify }) => HerdrHost.connect(notify),
+};
+
 export class HerdrHost implements Host {
-  readonly name = 'herdr' as const;
+  readonly name = 'herdr';
+  readonly capabilities: HostCapabilities = {
+    inAppPane: false,
+    outlivesLanes: true,
+    attachable: true,
+    agents: 'interactive',
+  };
   /** The tab of each lane this process knows; others are found by label. */
   private readonly lanes = new Map<string, LaneTab>();
   private readonly sessions = new Set<HerdrSession>();

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 import type { LaunchSpec } from '../host.js';
 
-// The per-attempt wrapper script a lane tab runs (reference/herdr.md, step 5). `pane run`
+// The per-attempt wrapper script a lane tab runs (docs/HERDR.md, "One lane, one tab", step 3). `pane run`
 // joins its arguments with spaces and types them into the user's shell (which may be fish
 // or nu), so lanes never types the executor's argv: it writes a POSIX sh script next to
 // the status file, with every argument single-quoted, and types only `sh '<script>'`.

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import pty from 'node-pty';
 import { wrapWithExitStatus } from '../exit-status.js';
 import { killGroup } from '../../process/process-group.js';
-import type { ExitInfo, Host, LaneSession, LaunchSpec } from '../host.js';
+import type { ExitInfo, Host, HostCapabilities, LaneSession, LaunchSpec } from '../host.js';
 import { drainAfterExit } from './pty-drain.js';
 import { ScreenModel } from './screen.js';
 import { Transcript } from '../transcript.js';
@@ -50,7 +50,13 @@ function dropQueuedWritesOnClose(proc: pty.IPty): void {
 }
 
 export class PtyHost implements Host {
-  readonly name = 'pty' as const;
+  readonly name = 'pty';
+  readonly capabilities: HostCapabilities = {
+    inAppPane: true,
+    outlivesLanes: false,
+    attachable: false,
+    agents: 'interactive',
+  };
   private sessions = new Set<PtySession>();
 
   constructor(
@@ -98,7 +104,7 @@ export class PtyHost implements Host {
     });
     const session: PtySession = {
       taskId: spec.taskId,
-      host: 'pty',
+      host: this.name,
       pid: proc.pid,
       paneId: null,
       screen,
