@@ -1,11 +1,14 @@
-import type { HookReply } from '../core/turns/hook-message.js';
+import { z } from 'zod';
+import type { HookMessage, HookReply } from '../core/turns/hook-message.js';
 
 // One small interface per coding agent (docs/DECISIONS.md, Agents): how to start a fresh
 // or resumed session, interactive (a pane) or headless (CI), with lanes' per-session hook;
-// how to read the agent's session id; how to ask it to quit; how its headless JSON lines
-// read in a transcript. Adapters only build argv and parse text: no process, no file.
+// which hooks it runs and how to read their input; how to read the agent's session id;
+// how to ask it to quit; how its headless JSON lines read in a transcript. An agent's
+// file holds all of it, and the registry (agents.ts) names the file: nothing else in lanes
+// names an agent. Adapters only build argv and parse text: no process, no file.
 
-export type AgentName = 'claude' | 'codex' | 'command';
+export type { AgentName } from '../core/basics/agent-names.js';
 export type AgentMode = 'interactive' | 'headless';
 
 export interface AgentLaunchInput {
@@ -36,8 +39,30 @@ export interface HookOutput {
   exitCode: number;
 }
 
-export interface AgentAdapter {
-  readonly name: AgentName;
+/** What lanes reads of one hook's input (the agent's JSON on the stdin of `lanes hook <kind>`). */
+export interface HookInput {
+  session_id: string | null;
+  /** The agent's last message (of the turn, or its notification), for the transcript. */
+  last_message: string | null;
+}
+
+/** One hook an adapter installs: `lanes hook <kind>` is the command it writes into the agent's settings. */
+export interface AgentHook {
+  /** What the coordinator hears: a turn end, a notification, a session start. */
+  readonly event: HookMessage['kind'];
+  /** The agent's hook input, checked and read (a zod schema: its problems become exit 2). */
+  readonly input: z.ZodType<HookInput>;
+}
+
+export interface AgentAdapter<Name extends string = string> {
+  /** Its name in the registry and in a profile's `agent` (src/core/basics/agent-names.ts). */
+  readonly name: Name;
+  /**
+   * Its hooks by kind, the last argument of the hook command it installs. Kinds are unique
+   * across agents (the registry checks) and never renamed: a live session keeps the
+   * command line it was started with across a lanes upgrade.
+   */
+  readonly hooks: Readonly<Record<string, AgentHook>>;
   launch(input: AgentLaunchInput): AgentLaunch;
   /**
    * What to type into the agent's pane to make it quit by itself, in chunks typed apart
@@ -99,4 +124,18 @@ export function blockingStopHookOutput(reply: HookReply): HookOutput {
   if (reply.verdict === 'continue')
     return { stdout: `${JSON.stringify({ decision: 'block', reason: reply.feedback })}\n`, exitCode: 0 };
   return { stdout: '', exitCode: 0 };
+}
+
+/**
+ * The hook input both agents send (Claude's Stop and Notification, Codex's Stop and
+ * SessionStart): JSON with the session id; `keep` names the field whose text lanes keeps.
+ */
+export function jsonHookInput(keep: 'last_assistant_message' | 'message' | null): z.ZodType<HookInput> {
+  return z
+    .looseObject({
+      session_id: z.string().min(1),
+      last_assistant_message: z.string().nullish(),
+      message: z.string().nullish(),
+    })
+    .transform((input) => ({ session_id: input.session_id, last_message: (keep && input[keep]) ?? null }));
 }

@@ -2,6 +2,7 @@ import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
 import {
   blockingStopHookOutput,
   firstLine,
+  jsonHookInput,
   jsonObject,
   renderJsonLine,
   shellCommand,
@@ -14,6 +15,10 @@ import {
 // Claude goes on in the same session; a pass lets it stop. Headless: `-p` with
 // stream-json, the process's exit ends the turn, a rework resumes the session by id.
 
+/** lanes' hook kinds for Claude (`lanes hook <kind>`, written into the session's settings). */
+const STOP = 'claude-stop';
+const NOTIFICATION = 'claude-notification';
+
 export function claudeSettings(hookArgv: readonly string[]): string {
   const command = (kind: string) => ({
     type: 'command',
@@ -22,17 +27,22 @@ export function claudeSettings(hookArgv: readonly string[]): string {
   });
   return JSON.stringify({
     hooks: {
-      Stop: [{ hooks: [command('claude-stop')] }],
-      Notification: [{ hooks: [{ ...command('claude-notification'), timeout: 30 }] }],
+      Stop: [{ hooks: [command(STOP)] }],
+      Notification: [{ hooks: [{ ...command(NOTIFICATION), timeout: 30 }] }],
     },
   });
 }
 
-export const claudeAgent: AgentAdapter = {
+export const claudeAgent: AgentAdapter<'claude'> = {
   name: 'claude',
   quitKeys: ['/exit', '\r'],
   promptPatterns: ['Do you want to', '❯ 1\\. Yes', 'Yes, I trust this folder'],
   reworkBy: 'hook',
+  hooks: {
+    [STOP]: { event: 'turn-end', input: jsonHookInput('last_assistant_message') },
+    // It waits for the user (a permission prompt): the lane shows `waiting`.
+    [NOTIFICATION]: { event: 'notification', input: jsonHookInput('message') },
+  },
   launch(input: AgentLaunchInput): AgentLaunch {
     const [program, ...rest] = input.argv;
     const session = input.resumeSessionId

@@ -2,6 +2,7 @@ import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
 import {
   blockingStopHookOutput,
   firstLine,
+  jsonHookInput,
   jsonObject,
   renderJsonLine,
   shellCommand,
@@ -17,11 +18,15 @@ import { codexHookOverrides } from './codex-hook-trust.js';
 // server is left running after the session. Headless: `codex exec --json`; its exit ends
 // the turn; a rework is `codex exec … resume <thread> <feedback>`.
 
+/** lanes' hook kinds for Codex (`lanes hook <kind>`, added with `-c`). */
+const STOP = 'codex-stop';
+const SESSION = 'codex-session';
+
 /** lanes' Codex hooks: the event, lanes' hook kind, its timeout. */
 const HOOKS = [
-  { event: 'Stop', kind: 'codex-stop', timeout: STOP_HOOK_TIMEOUT_S },
+  { event: 'Stop', kind: STOP, timeout: STOP_HOOK_TIMEOUT_S },
   // At start-up, so a crash before the first turn end still knows the thread to resume.
-  { event: 'SessionStart', kind: 'codex-session', timeout: 30 },
+  { event: 'SessionStart', kind: SESSION, timeout: 30 },
 ] as const;
 
 /**
@@ -37,11 +42,16 @@ export function codexHooks(hookArgv: readonly string[]): string[] {
   return codexHookOverrides(hooks).flatMap((value) => ['-c', value]);
 }
 
-export const codexAgent: AgentAdapter = {
+export const codexAgent: AgentAdapter<'codex'> = {
   name: 'codex',
   quitKeys: ['/quit', '\r'],
   promptPatterns: ['Would you like to', '› 1\\. Yes', 'Trust this folder\\?', 'Allow command\\?'],
   reworkBy: 'hook',
+  hooks: {
+    [STOP]: { event: 'turn-end', input: jsonHookInput('last_assistant_message') },
+    // At start-up: the thread id, before any turn ends.
+    [SESSION]: { event: 'session', input: jsonHookInput(null) },
+  },
   launch(input: AgentLaunchInput): AgentLaunch {
     const [program, ...rest] = input.argv;
     const resume = input.resumeSessionId ? ['resume', input.resumeSessionId] : [];

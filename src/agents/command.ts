@@ -4,11 +4,12 @@ import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './
 // Any other command: its exit ends the turn (as it always did), no hook, no session id.
 // A rework is a new attempt with the feedback in its prompt.
 
-export const commandAgent: AgentAdapter = {
+export const commandAgent: AgentAdapter<'command'> = {
   name: 'command',
   quitKeys: null,
   promptPatterns: [],
   reworkBy: 'typing',
+  hooks: {},
   launch(input: AgentLaunchInput): AgentLaunch {
     return { argv: [...input.argv], sessionId: null, hookTurns: false };
   },

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { shellCommand } from '../../src/agents/agent.js';
 import type { AgentLaunchInput } from '../../src/agents/agent.js';
-import { agentOf } from '../../src/agents/agents.js';
+import { AGENTS, agentOf, hookKinds, hookOf, registryProblems } from '../../src/agents/agents.js';
 import { claudeAgent } from '../../src/agents/claude.js';
 import { codexAgent, codexHooks } from '../../src/agents/codex.js';
 import { commandAgent } from '../../src/agents/command.js';
+import { AGENT_NAMES } from '../../src/core/basics/agent-names.js';
 import { BUILTIN_PROFILES } from '../../src/core/settings/config.js';
 
 // What each agent adapter launches and how it reads the agent's output: pure, no process.
@@ -31,6 +32,55 @@ describe('profiles and adapters', () => {
 
   it('quotes every argument of a hook command for the shell', () => {
     expect(shellCommand(['/a b/node', "it's"])).toBe(`'/a b/node' 'it'\\''s'`);
+  });
+});
+
+describe('the registry', () => {
+  it("holds exactly the core's agent names, each under its own name, no hook kind twice", () => {
+    expect(Object.keys(AGENTS)).toEqual([...AGENT_NAMES]);
+    expect(registryProblems(AGENTS)).toEqual([]);
+    expect(hookKinds()).toEqual(['claude-stop', 'claude-notification', 'codex-stop', 'codex-session']);
+  });
+
+  it('finds a hook by its kind, and nothing for a kind no agent has', () => {
+    expect(hookOf('codex-session')).toMatchObject({ agent: { name: 'codex' }, hook: { event: 'session' } });
+    expect(hookOf('claude-notification')?.hook.event).toBe('notification');
+    expect(hookOf('gemini-stop')).toBeNull();
+    expect(hookOf('toString')).toBeNull();
+  });
+
+  it('names what is wrong with a registry (the check can fail)', () => {
+    expect(registryProblems({ claude: codexAgent, codex: { ...codexAgent, name: 'codex' } })).toEqual([
+      'agent "codex" is registered as "claude"',
+      'hook kind "codex-stop" belongs to both codex and codex',
+      'hook kind "codex-session" belongs to both codex and codex',
+    ]);
+  });
+
+  it('each agent installs exactly the hooks it declares (the argv and the kinds come from its file)', () => {
+    for (const agent of Object.values(AGENTS)) {
+      const argv = agent.launch(input()).argv.join(' ');
+      const installed = [...argv.matchAll(/'hook'\s*'([a-z-]+)'/g)].map((m) => m[1]);
+      expect(installed.sort(), agent.name).toEqual(Object.keys(agent.hooks).sort());
+    }
+  });
+
+  it("reads each hook's input: the session id and the message it keeps", () => {
+    const read = (kind: string, input: unknown) => hookOf(kind)!.hook.input.parse(input);
+    const stop = { session_id: 's', last_assistant_message: 'Done.', message: 'ignored' };
+    expect(read('claude-stop', stop)).toEqual({ session_id: 's', last_message: 'Done.' });
+    expect(read('codex-stop', stop)).toEqual({ session_id: 's', last_message: 'Done.' });
+    expect(read('claude-notification', { session_id: 's', message: 'Claude needs your permission' })).toEqual(
+      {
+        session_id: 's',
+        last_message: 'Claude needs your permission',
+      },
+    );
+    expect(read('codex-session', { session_id: 't', source: 'startup' })).toEqual({
+      session_id: 't',
+      last_message: null,
+    });
+    expect(hookOf('claude-stop')!.hook.input.safeParse({ session_id: '' }).success).toBe(false);
   });
 });
 

@@ -1,20 +1,20 @@
 import { connect } from 'node:net';
 import { z } from 'zod';
 import { jsonObject } from '../../agents/agent.js';
-import { AGENTS } from '../../agents/agents.js';
+import { AGENTS, hookKinds, hookOf } from '../../agents/agents.js';
+import type { AgentRegistry } from '../../agents/agents.js';
 import { badInput } from '../../core/basics/errors.js';
 import { HOOK_PROTOCOL, hookMessageSchema, hookReplySchema } from '../../core/turns/hook-message.js';
 import type { HookMessage, HookReply } from '../../core/turns/hook-message.js';
 import { formatIssues } from '../../core/basics/issues.js';
 import type { CommandContext } from '../context.js';
 
-// `lanes hook <kind>`: what an agent runs at its hook (lanes puts it in the agent's
-// per-session settings). It forwards the agent's hook input to the running coordinator
-// over the channel named in its environment and prints the verdict the agent expects:
-// Claude's Stop hook blocks the stop with the failing checks' output, or lets it happen.
-
-const KINDS = ['claude-stop', 'claude-notification', 'codex-stop', 'codex-session'] as const;
-type Kind = (typeof KINDS)[number];
+// `lanes hook <kind>`: what an agent runs at its hook (its adapter puts it in the agent's
+// per-session settings). The kind names the adapter and the hook (src/agents/agents.ts
+// hookOf); the adapter reads the hook input, this forwards it to the running coordinator
+// over the channel named in its environment, and the adapter says what to print for the
+// verdict (a Stop hook blocks the stop with the failing checks' output, or lets it happen).
+// It names no agent: the registry does.
 
 const envSchema = z.object({
   LANES_HOOK_SOCKET: z.string().min(1),
@@ -22,13 +22,6 @@ const envSchema = z.object({
   LANES_TASK: z.string().min(1),
   LANES_RUN: z.string().min(1),
   LANES_ATTEMPT: z.coerce.number().int().positive(),
-});
-
-/** Claude's Stop and Notification hooks and Codex's Stop hook: JSON on stdin. */
-const stopInputSchema = z.looseObject({
-  session_id: z.string().min(1),
-  last_assistant_message: z.string().nullish(),
-  message: z.string().nullish(),
 });
 
 function parseJson<T>(text: string, schema: z.ZodType<T>, what: string): T {
@@ -53,12 +46,15 @@ async function readStdin(): Promise<string> {
 export interface HookIo {
   stdin?: () => Promise<string>;
   env?: NodeJS.ProcessEnv;
+  /** The agents whose hooks it knows (a test adds its own); lanes' registry by default. */
+  agents?: AgentRegistry;
 }
 
-/** `lanes hook claude-stop|claude-notification|codex-stop|codex-session` (the agent's hook input on stdin) */
+/** `lanes hook <kind>` (the agent's hook input on stdin); the kinds are the registry's agents' hooks. */
 export async function hookCommand(ctx: CommandContext, argv: string[], io: HookIo = {}): Promise<number> {
-  const kind = argv[0] as Kind;
-  if (!KINDS.includes(kind)) throw badInput('usage', `usage: lanes hook ${KINDS.join('|')}`);
+  const agents = io.agents ?? AGENTS;
+  const found = argv[0] === undefined ? null : hookOf(argv[0], agents);
+  if (!found) throw badInput('usage', `usage: lanes hook ${hookKinds(agents).join('|')}`);
   const envParsed = envSchema.safeParse(io.env ?? process.env);
   if (!envParsed.success)
     throw badInput(
@@ -73,13 +69,13 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
     attempt: env.LANES_ATTEMPT,
     token: env.LANES_HOOK_TOKEN,
   } as const;
-  const input = parseJson(await (io.stdin ?? readStdin)(), stopInputSchema, 'the hook input (stdin)');
+  const input = parseJson(await (io.stdin ?? readStdin)(), found.hook.input, 'the hook input (stdin)');
   const message: HookMessage = {
     ...base,
-    kind: kind === 'claude-notification' ? 'notification' : kind === 'codex-session' ? 'session' : 'turn-end',
-    agent: kind.startsWith('codex') ? 'codex' : 'claude',
+    kind: found.hook.event,
+    agent: found.agent.name,
     session_id: input.session_id,
-    last_message: (kind === 'claude-notification' ? input.message : input.last_assistant_message) ?? null,
+    last_message: input.last_message,
   };
   hookMessageSchema.parse(message);
   let reply: HookReply;
@@ -92,7 +88,7 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
     return 0;
   }
   if (reply.verdict === 'refused') ctx.stderr(`lanes hook: refused: ${reply.reason}\n`);
-  const out = AGENTS[message.agent].hookOutput(reply);
+  const out = found.agent.hookOutput(reply);
   if (out.stdout) ctx.stdout(out.stdout);
   return out.exitCode;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentNameSchema } from '../basics/agent-names.js';
 import { badInput } from '../basics/errors.js';
 import { idSchema } from '../basics/ids.js';
 import { formatIssues } from '../basics/issues.js';
@@ -25,7 +26,7 @@ export const profileSchema = z.strictObject({
     .min(1)
     .refine((argv) => argv[0] !== '', { message: 'argv[0] (the program) must not be empty' }),
   /** Which agent adapter launches and observes it (src/agents); a plain command when unset. */
-  agent: z.enum(['claude', 'codex', 'command']).optional(),
+  agent: agentNameSchema.optional(),
   model: modelSchema.optional(),
   effort: effortSchema.optional(),
   /** The agent's own permission word: Claude Code's --permission-mode, Codex's --sandbox. */

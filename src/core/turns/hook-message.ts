@@ -18,7 +18,12 @@ export const hookMessageSchema = z.strictObject({
    * for the user; session: it started and names its session.
    */
   kind: z.enum(['turn-end', 'notification', 'session']),
-  agent: z.enum(['claude', 'codex']),
+  /**
+   * The adapter that read the hook input (the registry's name for it). Only said, never
+   * trusted: the lane's own profile names its agent, the token binds the message to the
+   * attempt. So it is any id here, not an enum to keep in step with the agents.
+   */
+  agent: z.string().regex(ID_PATTERN),
   task: z.string().regex(ID_PATTERN),
   run_id: z.string().min(1),
   attempt: z.number().int().positive(),
