@@ -56,7 +56,9 @@ export class ScreenModel {
   private becomeIdle: (() => void) | null = null;
 
   constructor(cols: number, rows: number, scrollback = DEFAULT_SCROLLBACK) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
+    // logLevel off: bytes that are no terminal sequence (a binary file in a lane) are parsed
+    // quietly instead of one "Parsing error" line each on the coordinator's stderr.
+    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
   }
 
   /** Feeds bytes; resolves once xterm has parsed them (or they were dropped, see above). */
