@@ -4,6 +4,7 @@ import { processHelper } from '../git/runner/git-helper.js';
 import type { GitHelper } from '../git/runner/git-helper.js';
 import { killGroup } from '../process/process-group.js';
 import { wrapWithExitStatus } from './exit-status.js';
+import { leftoverNote, runMarker, stopLeftovers } from '../process/leftovers.js';
 import type { ExitInfo, Host, HostCapabilities, HostEntry, LaneSession, LaunchSpec } from './host.js';
 import { LOG_LIMIT_BYTES, Transcript } from './transcript.js';
 import { OutputListeners } from './output-listeners.js';
@@ -107,6 +108,7 @@ function openThroughHelper(helper: GitHelper, spec: LaunchSpec): Promise<LaneSes
         logLimit: LOG_LIMIT_BYTES,
         tailBytes: OUTPUT_TAIL_BYTES,
         notifyMs: OUTPUT_NOTICE_MS,
+        sweep: runMarker(spec.runId),
       },
       {
         started(p) {
@@ -151,6 +153,7 @@ function openInProcess(spec: LaunchSpec): LaneSession {
     } catch {
       // the group is already gone
     }
+    transcript.add(leftoverNote(stopLeftovers(spec.runId))); // (outside its group: leftovers.ts)
   });
   const output = (chunk: string) => {
     transcript.add(render ? render.add(chunk) : chunk);

@@ -64,6 +64,8 @@ export interface ExecRequest {
   tailBytes: number;
   /** Output comes back at most this often. */
   notifyMs: number;
+  /** `NAME=value` every process of the executor's run carries: those left running at its exit are killed. */
+  sweep?: string;
 }
 
 export interface ExecEvents {

@@ -12,6 +12,8 @@
 // When lanes goes away (stdin ends) running git and checks finish, queued serial ones never
 // start (as if lanes had not sent them), executors lose their output's reader (as they would
 // have without the helper), then it ends.
+import { leftoverNote, sweepProcesses } from '../../process/leftovers.js';
+
 export const HELPER_SOURCE = `
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -19,6 +21,8 @@ const { createInterface } = require('node:readline');
 const { dirname } = require('node:path');
 const { StringDecoder } = require('node:string_decoder');
 const out = (answer) => process.stdout.write(JSON.stringify(answer) + '\\n');
+${sweepProcesses.toString()}
+${leftoverNote.toString()}
 const serial = [];
 let serialRunning = false;
 let inputEnded = false;
@@ -147,6 +151,9 @@ function runExec(req) {
   }
   const { child } = run;
   execs.add(child);
+  // What it left running outside its group (a setsid daemon holding its output) goes with
+  // it: its own exit is the exit (src/process/leftovers.ts).
+  if (req.sweep) child.on('exit', () => run.note(leftoverNote(sweepProcesses(fs, req.sweep, process.pid))));
   child.on('spawn', () => {
     started = true;
     out({ id: req.id, pid: child.pid });
