@@ -1,3 +1,4 @@
+import type { LaneSession } from '../../src/hosts/host.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -80,7 +81,8 @@ children:
     ),
   );
   turns = new AgentTurns(store, {
-    sessionOf: () => null,
+    // The lane's executor runs (the runner's live session; only `running` is read here).
+    sessionOf: () => ({ running: true }) as LaneSession,
     agentOf: () => agents.relay!,
     turnEnded: (task) => void ended.push(task),
     waiting: () => {},

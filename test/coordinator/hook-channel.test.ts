@@ -1,3 +1,4 @@
+import type { LaneSession } from '../../src/hosts/host.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { execa } from 'execa';
@@ -62,7 +63,8 @@ children:
     );
   }
   turns = new AgentTurns(store, {
-    sessionOf: () => null,
+    // Both lanes' executors run (the runner's live sessions; only `running` is read here).
+    sessionOf: () => ({ running: true }) as LaneSession,
     agentOf: () => claudeAgent,
     turnEnded: (task) => void ended.push(task),
     waiting: () => {},
@@ -79,8 +81,15 @@ function runOf(task: string): string {
   return store.readRecord().children.find((c) => c.task_id === task)!.lane!.run_id!;
 }
 
-function hook(kind: string, env: Record<string, string>, stdin: string) {
+/** `lanes hook` as an agent runs it: in the lane it works in (`cwd`: by default the task's own). */
+function hook(
+  kind: string,
+  env: Record<string, string>,
+  stdin: string,
+  cwd = env.LANES_TASK ? d.lanePath(env.LANES_TASK) : process.cwd(),
+) {
   return execa(process.execPath, [CLI, 'hook', kind], {
+    cwd,
     env: { NO_COLOR: '1', ...env },
     extendEnv: false,
     input: stdin,
@@ -125,11 +134,20 @@ describe('lanes hook against the coordinator', () => {
     ['a stale attempt', () => envFor('a', { LANES_ATTEMPT: '2' }), 'stale-attempt'],
     ['a stale run', () => envFor('a', { LANES_RUN: 'run-old' }), 'stale-run'],
     ['a bad token', () => envFor('a', { LANES_HOOK_TOKEN: 'f'.repeat(48) }), 'bad-token'],
+    // Lane b's executor read lane a's token and environment (same Unix user) and sends a's
+    // turn end from its own lane: the token fits, the place does not.
+    [
+      "lane a's whole environment, sent from lane b",
+      () => ({ ...envFor('a'), LANES_TASK: 'a' }),
+      'outside-lane',
+    ],
   ])('refuses %s, journals it and moves nothing', async (_what, env, reason) => {
     const tasksDir = join(d.repo.stateDir, 'batches', 'hk', 'tasks');
     const before = snapshotTree(tasksDir);
     const count = refusals().length;
-    const r = await hook('claude-stop', env(), STOP_INPUT);
+    const e = env();
+    const from = reason === 'outside-lane' ? d.lanePath('b') : d.lanePath(e.LANES_TASK!);
+    const r = await hook('claude-stop', e, STOP_INPUT, from);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(''); // the stop is not blocked
     expect(r.stderr).toContain(`refused: ${reason}`);

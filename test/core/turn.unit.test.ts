@@ -213,15 +213,24 @@ describe('hook messages', () => {
     run_id: 'run-1',
     attempt: 1,
     token: TOKEN,
+    cwd: '/repo.lanes/b/a/src',
     session_id: 'sess-1',
     last_message: 'The task is done.',
     ...patch,
   });
   const otherToken = 'b'.repeat(48);
   const lanes = new Map<string, LaneFacts>([
-    ['a', { runId: 'run-1', kernel: running('sess-1', TOKEN) }],
-    ['b', { runId: 'run-2', kernel: { ...running('sess-2', otherToken), task_id: 'b', run_id: 'run-2' } }],
-    ['c', { runId: null, kernel: null }],
+    ['a', { runId: 'run-1', kernel: running('sess-1', TOKEN), path: '/repo.lanes/b/a', running: true }],
+    [
+      'b',
+      {
+        runId: 'run-2',
+        kernel: { ...running('sess-2', otherToken), task_id: 'b', run_id: 'run-2' },
+        path: '/repo.lanes/b/b',
+        running: true,
+      },
+    ],
+    ['c', { runId: null, kernel: null, path: null, running: false }],
   ]);
 
   it('accepts the current attempt of its own lane', () => {
@@ -236,14 +245,32 @@ describe('hook messages', () => {
     ['a stale run', message({ run_id: 'run-0' }), 'stale-run'],
     ['a stale attempt', message({ attempt: 2 }), 'stale-attempt'],
     ['a bad token', message({ token: 'c'.repeat(48) }), 'bad-token'],
+    ["the right token sent from another lane's folder", message({ cwd: '/repo.lanes/b/b' }), 'outside-lane'],
+    [
+      'the right token sent from a sibling folder of the lane',
+      message({ cwd: '/repo.lanes/b/ab' }),
+      'outside-lane',
+    ],
   ])('refuses %s', (_what, m, reason) => {
     expect(checkHookMessage(m, lanes)).toEqual({ ok: false, reason });
   });
 
   it('refuses an attempt that already ended', () => {
     const ended = new Map(lanes);
-    ended.set('a', { runId: 'run-1', kernel: recordExit(running(), { code: 0, signal: null }, NOW) });
+    ended.set('a', {
+      runId: 'run-1',
+      kernel: recordExit(running(), { code: 0, signal: null }, NOW),
+      path: '/repo.lanes/b/a',
+      running: false,
+    });
     expect(checkHookMessage(message(), ended)).toEqual({ ok: false, reason: 'stale-attempt' });
+  });
+
+  it("refuses a turn end while the lane's executor does not run (a session start may come first)", () => {
+    const gone = new Map(lanes);
+    gone.set('a', { ...lanes.get('a')!, running: false });
+    expect(checkHookMessage(message(), gone)).toEqual({ ok: false, reason: 'not-running' });
+    expect(checkHookMessage(message({ kind: 'session' }), gone)).toEqual({ ok: true });
   });
 
   it.each([

@@ -68,6 +68,7 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
     run_id: env.LANES_RUN,
     attempt: env.LANES_ATTEMPT,
     token: env.LANES_HOOK_TOKEN,
+    cwd: ctx.cwd,
   } as const;
   const input = parseJson(await (io.stdin ?? readStdin)(), found.hook.input, 'the hook input (stdin)');
   const message: HookMessage = {

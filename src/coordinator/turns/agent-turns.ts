@@ -9,6 +9,15 @@ import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import { recordSessionId, reworkKey, reworkToType, turnVerdict } from '../../core/turns/turn.js';
 import type { LaneSession } from '../../hosts/host.js';
 import { HookChannel } from './hook-channel.js';
+import { realpathSync } from 'node:fs';
+
+const realPath = (path: string): string | null => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+};
 
 // The coordinator's side of agents' hooks: a message is checked against the lane's
 // current attempt (core/hook-message.ts) and refused (journaled, nothing moves) unless
@@ -79,6 +88,8 @@ export class AgentTurns {
       lanes.set(child.task_id, {
         runId: child.state === 'enrolled' ? (child.lane?.run_id ?? null) : null,
         kernel: read.kind === 'ok' ? read.record : null,
+        path: child.lane ? realPath(child.lane.path) : null,
+        running: this.deps.sessionOf(child.task_id)?.running ?? false,
       });
     }
     return lanes;

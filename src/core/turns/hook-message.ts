@@ -28,6 +28,8 @@ export const hookMessageSchema = z.strictObject({
   run_id: z.string().min(1),
   attempt: z.number().int().positive(),
   token: z.string().min(16),
+  /** Where the hook ran (the agent's working directory): a turn end counts only from inside its lane. */
+  cwd: z.string().min(1),
   session_id: z.string().min(1).nullable(),
   /** The agent's last message of the turn, for the transcript. */
   last_message: z.string().nullable(),
@@ -60,13 +62,32 @@ export function parseHookMessage(line: string): ParsedHookMessage {
 /** What the kernel keeps of a hook token. */
 export const tokenDigest = sha256Hex;
 
-export type HookRefusal = 'unknown-lane' | 'other-lane' | 'stale-run' | 'stale-attempt' | 'bad-token';
+export type HookRefusal =
+  | 'unknown-lane'
+  | 'other-lane'
+  | 'stale-run'
+  | 'stale-attempt'
+  | 'bad-token'
+  | 'outside-lane'
+  | 'not-running';
 
-/** Lanes as the coordinator knows them: each child's current run id and kernel record. */
+/**
+ * Lanes as the coordinator knows them: each child's current run id and kernel record, and
+ * what it sees itself: the lane's real path and whether its executor runs now. A token is
+ * a secret only among processes lanes does not start: executors of one Unix user can read
+ * each other's (docs/DESIGN.md §11, "Who is trusted"), so a message must also fit these.
+ */
 export interface LaneFacts {
   runId: string | null;
   kernel: KernelRecord | null;
+  /** The lane's path, symlinks resolved; null when it has none. */
+  path: string | null;
+  /** Its executor's session is running now. */
+  running: boolean;
 }
+
+const inside = (dir: string, path: string) =>
+  path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
 /** Accepts a message for the current attempt of its own lane, or names why not. */
 export function checkHookMessage(
@@ -86,5 +107,8 @@ export function checkHookMessage(
   if (!open || open.n !== message.attempt) return { ok: false, reason: 'stale-attempt' };
   if (open.hook_token_sha256 === null || open.hook_token_sha256 !== digest)
     return { ok: false, reason: 'bad-token' };
+  if (lane.path === null || !inside(lane.path, message.cwd)) return { ok: false, reason: 'outside-lane' };
+  // (a session's first message can come before lanes holds its session: only a turn end waits on it)
+  if (message.kind === 'turn-end' && !lane.running) return { ok: false, reason: 'not-running' };
   return { ok: true };
 }
