@@ -222,9 +222,9 @@ export class Coordinator {
           ...events,
           coordinated: true,
           inFlight: this.runner.inFlight(),
-          releasing: [...this.jobs.releasing(), ...this.jobs.releasesRefused()],
+          releasing: [...this.jobs.releases.releasing(), ...this.jobs.releases.refusedOnes()],
           releaseChecksClean: true,
-          keptChanged: this.jobs.releasesKeptForChanges(),
+          keptChanged: this.jobs.releases.keptForChanges(),
           ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)
           reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,

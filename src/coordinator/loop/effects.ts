@@ -74,7 +74,7 @@ export class Effects {
       case 'release': {
         await runner.sessionsClosed(); // (a lane's session is closed before its lane goes)
         const commit = report.children.find((c) => c.task_id === h.task_id)?.commit;
-        if (commit) jobs.release(h, commit);
+        if (commit) jobs.releases.release(h, commit);
         return false;
       }
       case 'make-ahead':
