@@ -1,6 +1,8 @@
 import type { Handoff, HandoffOf, HeadMoved, Report } from '../../core/records/report.js';
 import type { ExecutorRunner } from '../executors/executor-runner.js';
+import type { ReleaseJobs } from '../lanes/release-jobs.js';
 import type { StewardJobs } from '../lanes/steward-jobs.js';
+import type { AgentTurns } from '../turns/agent-turns.js';
 
 // The coordinator carries out a report's effects here, in one switch over their kinds
 // (DESIGN §4, "Effects"): the tick decided each one; what comes of it reaches the next tick
@@ -19,9 +21,14 @@ const ORDER: Record<Handoff['action'], number> = {
   'make-ahead': 7,
 };
 
+/** What carrying the effects out needs of the lane jobs and the executors (in-memory in tests). */
 export interface EffectDeps {
-  jobs: StewardJobs;
-  runner: ExecutorRunner;
+  jobs: Pick<StewardJobs, 'headMoved' | 'moveToHead' | 'fail' | 'provision' | 'keepAhead'> & {
+    releases: Pick<ReleaseJobs, 'release'>;
+  };
+  runner: Pick<ExecutorRunner, 'ensure' | 'closeSession' | 'sessionsClosed' | 'paused'> & {
+    turns: Pick<AgentTurns, 'answer'>;
+  };
 }
 
 export class Effects {
