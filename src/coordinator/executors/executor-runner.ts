@@ -19,11 +19,11 @@ import { closeLive } from '../turns/session-close.js';
 import { ExecutorExits } from './executor-exit.js';
 import { ExecutorProfiles } from './executor-profiles.js';
 import { Reattach } from './reattach.js';
+import type { Live, RunnerEvents } from './live.js';
 import { ExitQueue } from './exit-queue.js';
 import { HeldFailure } from '../lanes/held-failure.js';
 import { LaneWatch } from './lane-watch.js';
 import { stopRecordedExecutor, stopSession } from './stop-executors.js';
-import type { LaneHealth } from './lane-watch.js';
 
 // The parent's executor side: one executor per executor handoff that has none running,
 // its exit recorded for the next tick, and an executor from before a restart found again
@@ -31,25 +31,7 @@ import type { LaneHealth } from './lane-watch.js';
 
 type ExecutorHandoff = HandoffOf<'executor'>;
 
-export interface RunnerEvents {
-  launched(task: string, attempt: number, session: LaneSession): void;
-  exited(task: string, exit: ExitInfo): void;
-  paused(why: string): void;
-  health(task: string, health: LaneHealth, what: string): void;
-  /** An exit is queued: the loop should tick. */
-  wake(): void;
-}
-
-export interface Live {
-  /** Null while `launching`, and for an executor from before a restart (watched by pid). */
-  session: LaneSession | null;
-  runId: string;
-  startedAt: number;
-  /** Set while the executor is being started (ensure): resolves once `session` is set, or it failed. */
-  launching?: Promise<void>;
-  /** lanes is closing the session (its work is integrated): its end is no executor exit. */
-  closing?: boolean;
-}
+export type { Live, RunnerEvents } from './live.js';
 
 export interface RunnerOptions {
   /** What attempts are stamped with and run times measured by (the tick's clock). */

@@ -7,7 +7,7 @@ import { readExitStatus } from '../../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../../hosts/host.js';
 import type { ExitQueue } from './exit-queue.js';
 import { lookForAttempt, processGone } from './executor-recovery.js';
-import type { Live, RunnerEvents } from './executor-runner.js';
+import type { Live, RunnerEvents } from './live.js';
 
 // An executor from before a restart found again (DESIGN §7): ended (its status file: the
 // exit queued for the tick), still running (its Herdr tab, tracked again; or its pid,
