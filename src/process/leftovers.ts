@@ -22,28 +22,34 @@ export function sweepProcesses(
   self: number,
 ): number[] {
   const stopped: number[] = [];
-  let pids: string[];
-  try {
-    pids = files.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return stopped;
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === self) continue;
-    let environ: string;
+  // Again until a look finds none: one found may have forked just before it was killed.
+  for (let round = 0; round < 20; round++) {
+    let pids: string[];
     try {
-      environ = files.readFileSync(`/proc/${name}/environ`, 'latin1');
+      pids = files.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
     } catch {
-      continue; // gone meanwhile, or another user's
+      return stopped;
     }
-    if (!environ.split('\0').includes(entry)) continue;
-    try {
-      process.kill(pid, 'SIGKILL');
-      stopped.push(pid);
-    } catch {
-      // gone meanwhile
+    let found = 0;
+    for (const name of pids) {
+      const pid = Number(name);
+      if (pid === self) continue;
+      let environ: string;
+      try {
+        environ = files.readFileSync(`/proc/${name}/environ`, 'latin1');
+      } catch {
+        continue; // gone meanwhile, or another user's
+      }
+      if (!environ.split('\0').includes(entry)) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+        found++;
+        if (!stopped.includes(pid)) stopped.push(pid);
+      } catch {
+        // gone meanwhile
+      }
     }
+    if (found === 0) break;
   }
   return stopped;
 }

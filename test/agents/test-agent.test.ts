@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENTS, hookKinds, hookOf, registryProblems } from '../../src/agents/agents.js';
 import type { AgentRegistry } from '../../src/agents/agents.js';
 import { hookCommand } from '../../src/cli/commands/hook.js';
-import { prepareLaunch } from '../../src/coordinator/executors/agent-launch.js';
-import type { PreparedLaunch } from '../../src/coordinator/executors/agent-launch.js';
+import { prepareLaunch } from '../../src/coordinator/executors/launch/agent-launch.js';
+import type { PreparedLaunch } from '../../src/coordinator/executors/launch/agent-launch.js';
 import { AgentTurns } from '../../src/coordinator/turns/agent-turns.js';
 import { applyQa, startAttempt } from '../../src/core/records/kernel.js';
 import { tokenDigest } from '../../src/core/turns/hook-message.js';
@@ -84,7 +84,7 @@ children:
     // The lane's executor runs (the runner's live session; only `running` is read here).
     sessionOf: () => ({ running: true }) as LaneSession,
     agentOf: () => agents.relay!,
-    turnEnded: (task) => void ended.push(task),
+    turnEnded: (notice) => void ended.push(notice.task_id),
     waiting: () => {},
     clock: systemClock,
   });
@@ -170,7 +170,11 @@ describe('a test-only agent in one file plus one registry line', () => {
         new Date().toISOString(),
       ),
     );
-    turns.answer();
+    // The tick decides the verdict from the turn waiting and asks for it as an effect.
+    const report = await d.tick({ inFlight: { ...turns.inFlight(), sessions: [] } });
+    const answers = report.handoffs.filter((h) => h.action === 'answer-turn');
+    expect(answers).toMatchObject([{ task_id: 'a', verdict: 'continue' }]);
+    for (const h of answers) turns.answer(h);
     expect(await exit).toBe(0);
     expect(err).toEqual([]);
     expect(out.join('')).toMatch(/^again ".*a\/x is missing.*"\n$/s);

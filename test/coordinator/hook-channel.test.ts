@@ -66,7 +66,7 @@ children:
     // Both lanes' executors run (the runner's live sessions; only `running` is read here).
     sessionOf: () => ({ running: true }) as LaneSession,
     agentOf: () => claudeAgent,
-    turnEnded: (task) => void ended.push(task),
+    turnEnded: (notice) => void ended.push(notice.task_id),
     waiting: () => {},
     clock: systemClock,
   });
@@ -183,7 +183,11 @@ describe('lanes hook against the coordinator', () => {
         new Date().toISOString(),
       ),
     );
-    turns.answer();
+    // The tick decides the verdict from the turn waiting and asks for it as an effect.
+    const report = await d.tick({ inFlight: { ...turns.inFlight(), sessions: [] } });
+    const answers = report.handoffs.filter((h) => h.action === 'answer-turn');
+    expect(answers).toMatchObject([{ task_id: 'a', verdict: 'continue' }]);
+    for (const h of answers) turns.answer(h);
     const r = await waiting;
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout) as { decision: string; reason: string };

@@ -11,6 +11,8 @@ export function formatReport(report: Report): string {
   for (const c of report.children)
     lines.push(`  ${c.task_id.padEnd(width)}  ${colorState(c.state)}${c.reason ? `  ${dim(c.reason)}` : ''}`);
   for (const h of report.handoffs) {
+    // (the effects only the coordinator carries out are not the reader's to act on)
+    if (h.action !== 'provision' && h.action !== 'executor' && h.action !== 'release') continue;
     const where = h.action === 'provision' ? `${h.lane_branch} at ${h.base_head.slice(0, 12)}` : h.lane_path;
     lines.push(
       `  → ${h.action} ${h.task_id}: ${where}${h.action === 'executor' ? ` (${h.next_obligation})` : ''}`,

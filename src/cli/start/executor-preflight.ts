@@ -3,7 +3,7 @@ import { executorProfiles } from '../../core/settings/config.js';
 import { badInput } from '../../core/basics/errors.js';
 import type { Plan } from '../../core/plan/plan.js';
 import type { Preferences } from '../../core/settings/preferences.js';
-import { fillArgv } from '../../coordinator/executors/executor-launch.js';
+import { fillArgv } from '../../coordinator/executors/launch/index.js';
 import { findProgram } from '../../hosts/program-path.js';
 
 // The executor preflight: before a batch is confirmed (or resumed), every child that may

@@ -1,4 +1,4 @@
-import { attemptFiles } from './executor-launch.js';
+import { attemptFiles } from './launch/index.js';
 import type { Attempt } from '../../core/records/kernel.js';
 import { readExitStatus } from '../../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession, LaunchSpec } from '../../hosts/host.js';

@@ -1,57 +1,37 @@
 import type { ChildRecord } from '../../core/records/record.js';
 import { agentOf, promptPatternsOf } from '../../agents/agents.js';
-import { resolveSettings } from '../../core/settings/batch-settings.js';
-import { executorProfiles } from '../../core/settings/config.js';
-import type { Config, ExecutorProfile } from '../../core/settings/config.js';
-import { judgeExecutorEnd } from '../../core/rules/dispatch-health.js';
-import { diedOfSignal } from '../../core/rules/lost-attempt.js';
+import type { Config } from '../../core/settings/config.js';
 import { nextExecutorStep } from '../../core/rules/executor-step.js';
-import { abandonAttempt } from '../../core/records/kernel.js';
-import type { Attempt, KernelRecord } from '../../core/records/kernel.js';
+import type { KernelRecord } from '../../core/records/kernel.js';
 import type { Plan, PlanChild } from '../../core/plan/plan.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { WorktreePort } from '../../core/ports/worktree-port.js';
-import type { Handoff } from '../../core/records/report.js';
+import type { HandoffOf } from '../../core/records/report.js';
+import type { InFlight } from '../../core/tick/tick-input.js';
+import type { ExecutorProfile } from '../../core/settings/config.js';
 import { readExitStatus } from '../../hosts/exit-status.js';
-import { lookForAttempt, processGone } from './executor-recovery.js';
 import type { ExitInfo, Host, LaneSession } from '../../hosts/host.js';
 import { crashPoint } from '../../process/crash-points.js';
-import { learnSessionId } from './agent-launch.js';
-import { launchAttempt } from './attempt-launch.js';
+import { launchAttempt, learnSessionId } from './launch/index.js';
 import { AgentTurns } from '../turns/agent-turns.js';
-import { closeFinished } from '../turns/session-close.js';
+import { closeLive } from '../turns/session-close.js';
+import { ExecutorExits } from './executor-exit.js';
+import { ExecutorProfiles } from './executor-profiles.js';
+import { Reattach } from './reattach.js';
+import type { Live, RunnerEvents } from './live.js';
 import { ExitQueue } from './exit-queue.js';
 import { HeldFailure } from '../lanes/held-failure.js';
 import { LaneWatch } from './lane-watch.js';
 import { stopRecordedExecutor, stopSession } from './stop-executors.js';
-import type { LaneHealth } from './lane-watch.js';
 
 // The parent's executor side: one executor per executor handoff that has none running,
 // its exit recorded for the next tick, and an executor from before a restart found again
 // (its status file, its pid, or its Herdr tab) instead of being started twice.
 
-type ExecutorHandoff = Extract<Handoff, { action: 'executor' }>;
+type ExecutorHandoff = HandoffOf<'executor'>;
 
-export interface RunnerEvents {
-  launched(task: string, attempt: number, session: LaneSession): void;
-  exited(task: string, exit: ExitInfo): void;
-  paused(why: string): void;
-  health(task: string, health: LaneHealth, what: string): void;
-  /** An exit is queued: the loop should tick. */
-  wake(): void;
-}
-
-export interface Live {
-  /** Null while `launching`, and for an executor from before a restart (watched by pid). */
-  session: LaneSession | null;
-  runId: string;
-  startedAt: number;
-  /** Set while the executor is being started (ensure): resolves once `session` is set, or it failed. */
-  launching?: Promise<void>;
-  /** lanes is closing the session (its work is integrated): its end is no executor exit. */
-  closing?: boolean;
-}
+export type { Live, RunnerEvents } from './live.js';
 
 export interface RunnerOptions {
   /** What attempts are stamped with and run times measured by (the tick's clock). */
@@ -71,9 +51,13 @@ export class ExecutorRunner {
   /** The exits on their way to the tick. */
   readonly queue = new ExitQueue();
   readonly watch: LaneWatch;
-  /** Suspect exits in a row (src/core/dispatch-health.ts). */
-  private suspectStreak = 0;
   readonly turns: AgentTurns;
+  private readonly profiles: ExecutorProfiles;
+  private readonly exits: ExecutorExits;
+  /** Sessions being closed (close-session effects). */
+  private readonly closing = new Set<Promise<void>>();
+  /** Attempts from before a restart, found again (reattach.ts). */
+  private readonly reattach: Reattach;
   private readonly hookArgv: readonly string[];
   paused = false;
   pauseReason: string | null = null;
@@ -88,11 +72,39 @@ export class ExecutorRunner {
     private readonly options: RunnerOptions,
   ) {
     this.hookArgv = options.hookArgv ?? [process.execPath, process.argv[1] ?? 'lanes', 'hook'];
+    this.profiles = new ExecutorProfiles(config, plan);
+    this.reattach = new Reattach({
+      host,
+      store,
+      clock: options.clock,
+      queue: this.queue,
+      live: this.live,
+      events,
+      track: (h, session, statusPath) => this.track(h, session, statusPath),
+      watchLane: (h, session) => this.watchLane(h, session),
+      forgetWatch: (task) => this.watch.forget(task),
+      onExit: (h, live, exit) => this.onExit(h, live, exit),
+    });
+    this.exits = new ExecutorExits({
+      store,
+      clock: options.clock,
+      worktrees: options.worktrees,
+      queue: this.queue,
+      endAttempt: options.endAttempt,
+      paused: () => this.paused,
+      pause: (why) => {
+        this.setPaused(true, why);
+        this.store.journal('dispatch-paused', { reason: 'dispatch-unhealthy' });
+        this.events.paused(why);
+      },
+      exited: (task, exit) => this.events.exited(task, exit),
+      wake: () => this.events.wake(),
+    });
     this.turns = new AgentTurns(store, {
       sessionOf: (task) => this.sessionOf(task),
       agentOf: (task) => agentOf(this.profileOf(task).profile),
-      turnEnded: (task) => {
-        this.queue.push({ task_id: task, code: null, signal: null, turn_end: true });
+      turnEnded: (notice) => {
+        this.queue.pushTurnEnd(notice);
         this.events.wake();
       },
       waiting: (task) => this.watch.markWaiting(task),
@@ -114,33 +126,21 @@ export class ExecutorRunner {
 
   setPlan(plan: Plan): void {
     this.plan = plan;
-    this.profiles.clear();
+    this.profiles.setPlan(plan);
   }
 
   setPaused(paused: boolean, why: string | null): void {
     this.paused = paused;
     this.pauseReason = paused ? why : null;
-    if (!paused) this.suspectStreak = 0;
+    if (!paused) this.exits.resumed();
   }
 
   sessionOf(task: string): LaneSession | null {
     return this.live.get(task)?.session ?? null;
   }
 
-  /**
-   * Each child's executor profile, resolved once per plan: the lane watch asks on every
-   * chunk of output, and resolving means every child's preferences.
-   */
-  private readonly profiles = new Map<string, { name: string; profile: ExecutorProfile }>();
-
   private profileOf(task: string): { name: string; profile: ExecutorProfile } {
-    let found = this.profiles.get(task);
-    if (!found) {
-      const name = resolveSettings(this.plan, this.config).executors[task] as string;
-      found = { name, profile: executorProfiles(this.config)[name]! };
-      this.profiles.set(task, found);
-    }
-    return found;
+    return this.profiles.of(task);
   }
 
   /** Acts on an executor handoff. Returns true when an exit was queued (the loop should tick again). */
@@ -158,9 +158,9 @@ export class ExecutorRunner {
     });
     let step = nextExecutorStep(facts());
     if (step.kind === 'find-again' && kernel) {
-      const found = await this.findAgain(h, step.attempt);
+      const found = await this.reattach.findAgain(h, step.attempt);
       if (found !== 'lost') return found === 'ended';
-      kernel = this.abandon(h.task_id, kernel, step.attempt.n);
+      kernel = this.reattach.abandon(h.task_id, kernel, step.attempt.n);
       step = nextExecutorStep(facts());
     }
     if (step.kind !== 'start' || !child || !kernel || this.failure.held) return false;
@@ -207,35 +207,6 @@ export class ExecutorRunner {
     await Promise.all([...this.live.values()].map((l) => l.launching));
   }
 
-  /** An attempt started before lanes restarted: ended (status file), still running (pid or tab), or lost. */
-  private async findAgain(h: ExecutorHandoff, open: Attempt): Promise<'ended' | 'running' | 'lost'> {
-    const found = await lookForAttempt(this.host, open, this.store.logDir(h.task_id), h);
-    const task = h.task_id;
-    if (found.kind === 'ended' && diedOfSignal(found.exit)) return 'lost'; // (core/rules/lost-attempt.ts)
-    if (found.kind === 'ended') {
-      this.queue.push({ task_id: task, code: found.exit.code, signal: found.exit.signal, host: open.host });
-      this.store.journal('executor-reattached', {
-        task,
-        attempt: open.n,
-        ended: true,
-        code: found.exit.code,
-      });
-      return 'ended';
-    }
-    if (found.kind === 'pane') {
-      this.track(h, found.session, open.status_path);
-      this.store.journal('executor-reattached', { task, attempt: open.n, pane: open.pane_id });
-      this.events.launched(task, open.n, found.session);
-      return 'running';
-    }
-    if (found.kind === 'pid') {
-      this.watchOrphan(h, open);
-      this.store.journal('executor-reattached', { task, attempt: open.n, pid: open.pid });
-      return 'running';
-    }
-    return 'lost';
-  }
-
   private track(
     h: ExecutorHandoff,
     session: LaneSession,
@@ -251,85 +222,24 @@ export class ExecutorRunner {
     });
   }
 
-  /** An executor from before a restart that still runs: wait for it through its pid and status file. */
-  private watchOrphan(h: ExecutorHandoff, open: Attempt): void {
-    const live: Live = { session: null, runId: h.run_id, startedAt: this.options.clock.now().getTime() };
-    this.live.set(h.task_id, live);
-    this.watchLane(h, null);
-    void processGone(open.pid!, open.pid_start).then(() => {
-      const status = open.status_path ? readExitStatus(open.status_path) : null;
-      if (!status || diedOfSignal(status)) return this.relaunchLost(h, open); // (core/rules/lost-attempt.ts)
-      void this.onExit(h, live, status ?? { code: null, signal: 'lost' });
-    });
-  }
-
-  /**
-   * An executor from before a restart vanished (no exit status, or killed by a signal): no
-   * QA (a crash is no QA failure); the next tick relaunches it (an agent continuing the
-   * same conversation).
-   */
-  private relaunchLost(h: ExecutorHandoff, open: Attempt): void {
-    this.watch.forget(h.task_id);
-    this.live.delete(h.task_id);
-    const read = this.store.readKernel(h.task_id);
-    if (read.kind === 'ok') this.abandon(h.task_id, read.record, open.n);
-    this.events.wake();
-  }
-
-  private abandon(task: string, kernel: KernelRecord, attempt: number): KernelRecord {
-    const next = abandonAttempt(kernel, this.options.clock.now().toISOString());
-    this.store.writeKernel(next);
-    this.store.journal('executor-relaunched', { task, lost_attempt: attempt });
-    return next;
-  }
-
   private watchLane(h: ExecutorHandoff, session: LaneSession | null): void {
     const lane = this.store.readRecord().children.find((c) => c.task_id === h.task_id)?.lane;
     if (lane) this.watch.watch(h.task_id, session, lane.path, lane.base_head);
   }
 
   private async onExit(h: ExecutorHandoff, live: Live, exit: ExitInfo): Promise<void> {
-    if (live.closing) return; // closed by lanes after its work was integrated (closeFinished)
+    if (live.closing) return; // closed by lanes after its work was integrated (closeSession)
     this.watch.forget(h.task_id);
     this.turns.forget(h.task_id);
-    const ranFor = this.options.clock.now().getTime() - live.startedAt;
-    const child = this.store.readRecord().children.find((c) => c.task_id === h.task_id);
-    const lane = child?.lane;
-    const stoppedByLanes = this.stopping.delete(h.task_id);
-    // (not read for an executor lanes stopped: its lane is going, and the tick has its exit)
-    const atExit =
-      lane && !stoppedByLanes ? await this.options.worktrees.changedAtExit(lane.path, lane.base_head) : null;
-    const changed = atExit === null || atExit.length > 0;
-    // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
-    const end = {
-      ranForMs: ranFor,
-      laneChanged: changed,
+    const ended = {
+      task: h.task_id,
+      startedAt: live.startedAt,
       watchedFromStart: live.session !== null,
-      stoppedByLanes,
+      host: live.session?.host ?? 'orphan',
+      stoppedByLanes: this.stopping.delete(h.task_id),
+      exit,
     };
-    const judged = judgeExecutorEnd(this.suspectStreak, end, this.paused);
-    this.suspectStreak = judged.suspectStreak;
-    if (judged.suspect)
-      this.store.journal('suspect-dispatch', { task: h.task_id, ran_ms: ranFor, code: exit.code });
-    if (judged.pause) {
-      this.setPaused(true, judged.pause);
-      this.store.journal('dispatch-paused', { reason: 'dispatch-unhealthy' });
-      this.events.paused(judged.pause);
-    }
-    const host = live.session?.host ?? 'orphan';
-    this.events.exited(h.task_id, exit); // (the screen shows it ended while its QA runs)
-    // Left to the tick: an executor lanes stopped (a drop, a cancel: its lane is going), and
-    // a child whose turn end the tick has in hand or waiting (both would run QA in the lane).
-    const tickHasIt = this.queue.tickHas(h.task_id);
-    const ending =
-      stoppedByLanes || tickHasIt || !child ? undefined : this.options.endAttempt(child, { ...exit, host });
-    // A failure there leaves the exit to the tick, which does the same work again (and
-    // meets the same error, if it lasts, where every tick error goes).
-    const recorded = ending ? await this.queue.endBeside(h.task_id, ending) : false;
-    // (live until here: no executor handoff starts this lane again while its exit is ended)
-    this.live.delete(h.task_id);
-    this.queue.push({ task_id: h.task_id, code: exit.code, signal: exit.signal, host, recorded });
-    this.events.wake();
+    await this.exits.ended(ended, () => this.live.delete(h.task_id));
   }
 
   /** Executors stopped on purpose (drop, cancel): their exit says nothing of dispatch health. */
@@ -344,29 +254,38 @@ export class ExecutorRunner {
     if (live) await stopRecordedExecutor(this.store.readKernel(task));
   }
 
-  /**
-   * After every tick: turns waiting for a verdict get it, and the sessions of lanes whose
-   * work is integrated are closed (before their lanes are released).
-   */
-  async afterTick(children: readonly ChildRecord[]): Promise<void> {
-    this.turns.answer(children);
-    await closeFinished({
-      children,
+  /** What the tick asks answer-turn and close-session effects from (TickInput.inFlight). */
+  inFlight(): InFlight {
+    const sessions = [...this.live].filter(([, l]) => l.session?.running && !l.closing).map(([t]) => t);
+    return { ...this.turns.inFlight(), sessions };
+  }
+
+  /** Carries out a close-session effect beside the loop (sessionsClosed waits for it). */
+  closeSession(task: string): void {
+    const ctx = {
       live: this.live,
       store: this.store,
       clock: this.options.clock,
-      quitKeysOf: (task) =>
+      quitKeysOf: (task: string) =>
         this.host.capabilities.agents === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
-      forget: (task) => {
+      forget: (task: string) => {
         this.watch.forget(task);
         this.turns.forget(task);
       },
-    });
+    };
+    const closing: Promise<void> = closeLive(ctx, task).finally(() => this.closing.delete(closing));
+    this.closing.add(closing);
+  }
+
+  /** Resolves once no session is being closed. */
+  async sessionsClosed(): Promise<void> {
+    await Promise.all([...this.closing]);
   }
 
   async dispose(): Promise<void> {
     await this.launched();
     await this.queue.ended();
+    await this.sessionsClosed();
     this.throwFailure(); // (one the loop did not meet before it ended)
     await this.turns.close();
   }

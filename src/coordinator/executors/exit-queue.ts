@@ -1,12 +1,15 @@
-import type { ExitNotice } from '../../core/tick/tick.js';
+import type { ExitNotice, TurnEndNotice } from '../../core/tick/tick.js';
 
-// The executor exits on their way to the tick (DESIGN §7): those queued for the next tick,
-// those the tick in progress was handed, and those being ended beside the loop (their QA
-// and delivery commit running, core/attempt-end.ts), which the tick leaves as running.
+// The executor exits and agents' turn ends on their way to the tick (DESIGN §7): those
+// queued for the next tick, those the tick in progress was handed, and the exits being
+// ended beside the loop (their QA and delivery commit running, core/steps/attempt-end.ts),
+// which the tick leaves as running.
 
 export class ExitQueue {
-  /** Exits and turn ends for the next tick. */
+  /** Exits for the next tick. */
   readonly exits: ExitNotice[] = [];
+  /** Turn ends for the next tick (their own event: a turn end is no exit). */
+  readonly turnEnds: TurnEndNotice[] = [];
   /** Exits being ended beside the loop, by child. */
   private readonly ending = new Map<string, Promise<boolean>>();
   /** Children whose exit or turn end the tick in progress was handed (take). */
@@ -16,12 +19,21 @@ export class ExitQueue {
     this.exits.push(notice);
   }
 
-  /** The child's exit is queued for the next tick. */
-  queued(task: string): boolean {
-    return this.exits.some((e) => e.task_id === task);
+  pushTurnEnd(notice: TurnEndNotice): void {
+    this.turnEnds.push(notice);
   }
 
-  /** The tick in progress has the child's exit, or the next one will. */
+  /** Exits and turn ends waiting for the next tick. */
+  get size(): number {
+    return this.exits.length + this.turnEnds.length;
+  }
+
+  /** The child's exit or turn end is queued for the next tick. */
+  queued(task: string): boolean {
+    return [...this.exits, ...this.turnEnds].some((e) => e.task_id === task);
+  }
+
+  /** The tick in progress has the child's exit or turn end, or the next one will. */
   tickHas(task: string): boolean {
     return this.inTick.has(task) || this.queued(task);
   }
@@ -32,11 +44,12 @@ export class ExitQueue {
     return ending.catch(() => false).finally(() => this.ending.delete(task));
   }
 
-  /** The exits for the next tick; their children count as in the tick until tickDone. */
-  take(): ExitNotice[] {
-    const taken = this.exits.splice(0);
-    this.inTick = new Set(taken.map((e) => e.task_id));
-    return taken;
+  /** The exits and turn ends for the next tick; their children count as in the tick until tickDone. */
+  take(): { exited: ExitNotice[]; turnEnds: TurnEndNotice[] } {
+    const exited = this.exits.splice(0);
+    const turnEnds = this.turnEnds.splice(0);
+    this.inTick = new Set([...exited, ...turnEnds].map((e) => e.task_id));
+    return { exited, turnEnds };
   }
 
   tickDone(): void {

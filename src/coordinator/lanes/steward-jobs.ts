@@ -5,6 +5,7 @@ import type { Handoff } from '../../core/records/report.js';
 import type { Host } from '../../hosts/host.js';
 import { HeldFailure } from './held-failure.js';
 import { LaneJobs } from './lane-jobs.js';
+import { ReleaseJobs } from './release-jobs.js';
 import type { Steward } from './steward.js';
 
 // The steward's handoffs carried out beside the loop (DESIGN §7): the loop queues them and
@@ -12,7 +13,7 @@ import type { Steward } from './steward.js';
 // loop. A child's jobs run in order, one at a time (LaneJobs): making its lane or moving a
 // refused one to the head (`provision:<child>`), moving a waiting one (`move:<child>`),
 // removing one made ahead that is not needed (`discard:<child>`), and its release
-// (`release:<child>`).
+// (`release:<child>`, release-jobs.ts).
 
 /** A lane for the next tick, with what git said of it when its job made or moved it. */
 export type Offer = { task_id: string; path: string; facts?: Facts };
@@ -28,7 +29,6 @@ const FACTS_FRESH_MS = 2_000;
 export type Failure = { task_id: string; reason: string };
 
 type ProvisionHandoff = Extract<Handoff, { action: 'provision' }>;
-type ReleaseHandoff = Extract<Handoff, { action: 'release' }>;
 
 export interface StewardJobsDeps {
   steward: Steward;
@@ -62,6 +62,8 @@ export class StewardJobs {
   private readonly making = new Map<string, 'hand' | 'ahead' | 'discard'>();
   private readonly failure = new HeldFailure();
   private readonly jobs: LaneJobs;
+  /** Releases of integrated lanes (release-jobs.ts), queued on the same jobs. */
+  readonly releases: ReleaseJobs;
 
   constructor(private readonly deps: StewardJobsDeps) {
     this.jobs = new LaneJobs(
@@ -71,6 +73,7 @@ export class StewardJobs {
       },
       () => deps.wake(), // (a kept release or a lane made ahead wakes nothing else)
     );
+    this.releases = new ReleaseJobs(this.jobs, deps);
   }
 
   /** Jobs queued or running: the loop does not end while one is out. */
@@ -265,41 +268,5 @@ export class StewardJobs {
 
   private head(): string {
     return expectedHead(this.deps.store.readRecord());
-  }
-
-  /** Children whose release job is queued or running. */
-  releasing(): string[] {
-    return this.jobs.keysWith('release:');
-  }
-
-  /** Integrated lanes a release left in place for changes of their own (TickInput.keptChanged). */
-  private readonly keptChanged = new Set<string>();
-  /**
-   * Integrated lanes a release left in place for another reason (a locked worktree, the
-   * integration not on the batch branch): said once, not asked for again by this
-   * coordinator (a release repeated every tick would keep the loop from ever ending).
-   */
-  private readonly refused = new Set<string>();
-
-  releasesRefused(): string[] {
-    return [...this.refused];
-  }
-
-  releasesKeptForChanges(): string[] {
-    return [...this.keptChanged];
-  }
-
-  release(h: ReleaseHandoff, commit: string): void {
-    this.jobs.push(`release:${h.task_id}`, async () => {
-      const kept = await this.deps.steward.release(h, commit, this.deps.batchBranch);
-      // (kept for changes: asked for again once clean; for anything else: not in this run)
-      if (kept) (kept.changed ? this.keptChanged : this.refused).add(h.task_id);
-      if (kept) return this.deps.notice(`${h.task_id}: ${kept.why}`);
-      this.keptChanged.delete(h.task_id);
-      this.deps.released(h.task_id);
-      // Integrated and released: what the host keeps for the lane (its Herdr tab) goes too.
-      await this.deps.host.closeLane?.(h.task_id, h.lane_path);
-      this.deps.wake();
-    });
   }
 }

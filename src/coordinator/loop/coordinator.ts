@@ -1,16 +1,13 @@
 import { dirname } from 'node:path';
 import type { Config } from '../../core/settings/config.js';
 import { endAttempt, laneFactsOf } from '../../core/steps/attempt-end.js';
-import { batchBranch, laneBranch } from '../../core/basics/ids.js';
-import { refusalAction } from '../../core/rules/lane-refusal.js';
+import { batchBranch } from '../../core/basics/ids.js';
 import type { Plan } from '../../core/plan/plan.js';
-import { nextToStart } from '../../core/steps/schedule.js';
 import type { BatchState, ChildRecord } from '../../core/records/record.js';
 import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../../core/records/record.js';
-import type { Handoff, Report } from '../../core/records/report.js';
+import type { Report } from '../../core/records/report.js';
 import type { Approval } from '../../core/ways-out/resume.js';
 import { tick } from '../../core/tick/tick.js';
-import { unknownWorktrees } from '../../core/rules/unknown-worktrees.js';
 import type { ReviewVerdict } from '../../core/tick/tick.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { TickPorts } from '../../core/ports/tick-ports.js';
@@ -22,9 +19,13 @@ import type { LaneHealth } from '../executors/lane-watch.js';
 import { Steward } from '../lanes/steward.js';
 import { StewardJobs } from '../lanes/steward-jobs.js';
 import { HUMAN_STOPS } from '../../core/ways-out/wait-verdict.js';
+import { Effects } from './effects.js';
+import { reportUnknownWorktrees } from './unknown-worktrees.js';
 import { WaysOut } from './ways-out.js';
 
-// The parent (DESIGN §7): tick → act on every handoff → wait for any lane event → tick.
+// The parent (DESIGN §7): tick → carry out every effect → wait for any lane event → tick.
+// The tick is handed the events since the last one and a snapshot of what is in flight;
+// its report's handoffs are the effects, carried out in one switch (effects.ts).
 // Executors start in the same turn; lanes are made and removed by the steward's jobs
 // beside the loop (steward-jobs.ts), so a wave of integrations never waits for worktree
 // bookkeeping, and a lane just made is offered to the tick right after its job. Every
@@ -73,8 +74,10 @@ export class Coordinator {
   private readonly steward: Steward;
   /** Provisions and releases, carried out beside the loop (src/coordinator/steward-jobs.ts). */
   private readonly jobs: StewardJobs;
-  /** The ports, and the lane jobs told when a tick's integrations move the head (headMoved). */
+  /** The ports, and the lane jobs told at once when a tick's integrations move the head. */
   private readonly tickPorts: TickPorts;
+  /** Carries out each report's effects (effects.ts). */
+  private readonly effects: Effects;
   private plan: Plan;
   private reviews: ReviewVerdict[] = [];
   private approval: Approval | undefined;
@@ -101,8 +104,7 @@ export class Coordinator {
       notice: (text) => this.emit({ kind: 'notice', text }),
       offerFacts: (path) => options.ports.git.offerFacts(path),
     });
-    const jobs = this.jobs;
-    this.tickPorts = { ...ports, headMoved: (head, integrated) => jobs.headMoved(head, integrated) };
+    this.tickPorts = { ...ports, headMovedEarly: (moved) => this.effects.headMovedEarly(moved) };
     const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
@@ -117,6 +119,7 @@ export class Coordinator {
     };
     this.plan = store.readPlan();
     this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
+    this.effects = new Effects({ jobs: this.jobs, runner: this.runner });
     this.waysOut = new WaysOut({
       worktrees,
       store,
@@ -183,7 +186,13 @@ export class Coordinator {
     this.signal();
   }
   async run(): Promise<CoordinatorResult> {
-    await this.reportUnknownWorktrees();
+    await reportUnknownWorktrees({
+      lanesRoot: dirname(this.steward.lanePath('x')),
+      worktrees: this.options.worktrees,
+      store: this.options.ports.store,
+      batchId: this.options.batchId,
+      notice: (text) => this.emit({ kind: 'notice', text }),
+    });
     const timer = setInterval(
       () => void this.runner.watch.check(),
       this.options.laneCheckMs ?? LANE_CHECK_MS,
@@ -206,14 +215,16 @@ export class Coordinator {
         // max_parallel lanes are offered before one is taken: the wait is short).
         // Review verdicts can settle a child too: they wait with the exits.
         const holdExits = lanes.offers.length > 0;
-        const exited = holdExits ? [] : this.runner.queue.take();
+        const events = holdExits ? { exited: [], turnEnds: [] } : this.runner.queue.take();
         const input = {
           ...waysOut.input,
           ...lanes,
-          exited,
-          releasing: [...this.jobs.releasing(), ...this.jobs.releasesRefused()],
+          ...events,
+          coordinated: true,
+          inFlight: this.runner.inFlight(),
+          releasing: [...this.jobs.releases.releasing(), ...this.jobs.releases.refusedOnes()],
           releaseChecksClean: true,
-          keptChanged: this.jobs.releasesKeptForChanges(),
+          keptChanged: this.jobs.releases.keptForChanges(),
           ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)
           reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
@@ -228,19 +239,9 @@ export class Coordinator {
         }
         this.lastReport = report;
         inFlight = this.noteSlots(report, inFlight);
-        await this.runner.afterTick(report.children);
         this.emit({ kind: 'report', report });
-
-        this.handleRefusals(report);
-        // Start executors, then refill free slots, and only then remove released lanes.
-        const order = { executor: 0, provision: 1, release: 2 } as const;
-        const handoffs = [...report.handoffs].sort((a, b) => order[a.action] - order[b.action]);
-        let again = false;
-        for (const handoff of handoffs) {
-          if (await this.act(handoff, report)) again = true;
-        }
-        this.keepLanesAhead(report);
-        if (this.runner.queue.exits.length || this.reviews.length) again = true;
+        let again = await this.effects.carryOut(report);
+        if (this.runner.queue.size || this.reviews.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
         if (again) continue;
         // A lane job still out finishes first (it wakes the loop): its offer or release is recorded.
@@ -250,7 +251,7 @@ export class Coordinator {
         const idle = this.runner.live.size === 0 && !this.woken && !this.jobs.busy;
         if (this.stopping || ((stopped || idle) && !this.options.waitForHuman)) return this.result(report);
         await this.nextEvent();
-        if (this.stopping && this.runner.queue.exits.length === 0) return this.result(report);
+        if (this.stopping && this.runner.queue.size === 0) return this.result(report);
       }
     } finally {
       clearInterval(timer);
@@ -287,65 +288,5 @@ export class Coordinator {
     const planned = this.plan.children.find((c) => c.id === child.task_id);
     if (child.state !== 'enrolled' || !child.lane?.run_id || !planned) return false;
     return endAttempt(this.options.ports, laneFactsOf(this.options.batchId, child), planned, exit);
-  }
-
-  /**
-   * The lanes of the children that take the next free slots are made before the slots free
-   * (DESIGN §7, "Lanes made ahead"): one for each slot at most, and none while the batch
-   * does not run or dispatch is paused (those made already go again).
-   */
-  private keepLanesAhead(report: Report): void {
-    const running = report.batch_state === 'running' && !this.runner.paused;
-    const next = running
-      ? nextToStart(this.options.ports.store.readRecord(), this.plan, report.max_parallel)
-      : [];
-    this.jobs.keepAhead(
-      next.map((task_id) => ({ task_id, lane_branch: laneBranch(this.options.batchId, task_id) })),
-    );
-  }
-
-  /** Carries out refusalAction (src/core/lane-refusal.ts) for each lane the tick refused. */
-  private handleRefusals(report: Report): void {
-    for (const refusal of report.lane_refusals) {
-      const provisioned = report.handoffs.some(
-        (h) => h.action === 'provision' && h.task_id === refusal.task_id,
-      );
-      const action = refusalAction(refusal.reason, provisioned);
-      if (action === 'move-to-head')
-        this.jobs.moveToHead(refusal.task_id, this.steward.lanePath(refusal.task_id));
-      else if (action === 'park')
-        this.jobs.fail({ task_id: refusal.task_id, reason: `lane refused: ${refusal.reason}` });
-    }
-  }
-
-  /** Provisions and releases go to the lane jobs; true when the loop should tick at once. */
-  private async act(h: Handoff, report: Report): Promise<boolean> {
-    if (h.action === 'provision') {
-      this.jobs.provision(h);
-      return false;
-    }
-    if (h.action === 'release') {
-      const commit = report.children.find((c) => c.task_id === h.task_id)?.commit;
-      if (commit) this.jobs.release(h, commit);
-      return false;
-    }
-    return this.runner.ensure(h);
-  }
-
-  /** Worktrees under the lanes root that the record does not know (core/unknown-worktrees.ts): reported. */
-  private async reportUnknownWorktrees(): Promise<void> {
-    const root = dirname(this.steward.lanePath('x'));
-    const wt = this.options.worktrees;
-    const rootReal = wt.realpath(root) ?? root;
-    const record = this.options.ports.store.readRecord();
-    const known = new Set(
-      record.children.flatMap((c) => (c.lane ? [wt.realpath(c.lane.path) ?? c.lane.path] : [])),
-    );
-    const worktrees = (await wt.list()).map((w) => ({ ...w, real: wt.realpath(w.path) ?? w.path }));
-    const batchId = this.options.batchId;
-    for (const w of unknownWorktrees({ worktrees, lanesRoot: rootReal, known, batchId })) {
-      this.options.ports.store.journal('worktree-unknown', { path: w.path, branch: w.branch });
-      this.emit({ kind: 'notice', text: `unknown worktree under the lanes root (left alone): ${w.path}` });
-    }
   }
 }

@@ -1,4 +1,5 @@
-import type { ChildRecord } from '../../core/records/record.js';
+import type { HandoffOf } from '../../core/records/report.js';
+import type { TurnEndNotice, WaitingTurn } from '../../core/tick/tick-input.js';
 import type { AgentAdapter } from '../../agents/agent.js';
 import { checkHookMessage } from '../../core/turns/hook-message.js';
 import type { HookMessage, HookReply, LaneFacts } from '../../core/turns/hook-message.js';
@@ -6,7 +7,7 @@ import { openAttempt } from '../../core/records/kernel.js';
 import type { KernelRecord } from '../../core/records/kernel.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
-import { recordSessionId, reworkKey, reworkToType, turnVerdict } from '../../core/turns/turn.js';
+import { recordSessionId, reworkKey } from '../../core/turns/turn.js';
 import type { LaneSession } from '../../hosts/host.js';
 import { HookChannel } from './hook-channel.js';
 import { realpathSync } from 'node:fs';
@@ -21,9 +22,10 @@ const realPath = (path: string): string | null => {
 
 // The coordinator's side of agents' hooks: a message is checked against the lane's
 // current attempt (core/hook-message.ts) and refused (journaled, nothing moves) unless
-// it is that attempt's; a turn end queues QA for the next tick while the agent waits;
-// after each tick the waiting turns get their verdict (core/turn.ts): the failing checks'
-// output back into the same session (the hook's answer, or typed into the pane), or stop.
+// it is that attempt's; a turn end is an event for the next tick (QA runs while the agent
+// waits). The tick decides each verdict from the turns waiting (inFlight) and asks for it
+// as an answer-turn effect (core/tick/effects.ts), carried out here (answer): the failing
+// checks' output back into the same session (the hook's answer, or typed into the pane), or stop.
 
 interface PendingTurn {
   attempt: number;
@@ -35,8 +37,8 @@ interface PendingTurn {
 export interface AgentTurnsDeps {
   sessionOf(task: string): LaneSession | null;
   agentOf(task: string): AgentAdapter;
-  /** A turn ended in a live session: queue it for the tick. */
-  turnEnded(task: string): void;
+  /** A turn ended in a live session: an event for the tick. */
+  turnEnded(notice: TurnEndNotice): void;
   /** The agent says it waits for the user (a permission prompt). */
   waiting(task: string, message: string | null): void;
   /** The time the kernel records a learnt session id at. */
@@ -48,6 +50,8 @@ export class AgentTurns {
   private readonly pending = new Map<string, PendingTurn>();
   /** Each live agent session's latest rework it has been given (core/turn.ts reworkKey). */
   private readonly sent = new Map<string, string>();
+  /** The waiting turns as the last tick was told of them (inFlight). */
+  private told = new Map<string, PendingTurn>();
 
   constructor(
     private readonly store: CoordinatorStorePort,
@@ -109,7 +113,8 @@ export class AgentTurns {
     }
     let kernel = lanes.get(message.task)!.kernel!;
     const open = openAttempt(kernel)!;
-    if (message.session_id && open.session_id !== message.session_id) {
+    // (a turn end's session id is recorded by the tick, with the turn end: one write)
+    if (message.kind !== 'turn-end' && message.session_id && open.session_id !== message.session_id) {
       kernel = recordSessionId(kernel, open.n, message.session_id, this.deps.clock.now().toISOString());
       this.store.writeKernel(kernel);
     }
@@ -140,7 +145,7 @@ export class AgentTurns {
         reply: waits ? resolve : null,
       });
       if (!waits) resolve({ verdict: 'noted' });
-      this.deps.turnEnded(message.task);
+      this.deps.turnEnded({ task_id: message.task, attempt: open.n, session_id: message.session_id ?? null });
     });
   }
 
@@ -153,60 +158,52 @@ export class AgentTurns {
     this.sent.delete(task);
   }
 
+  /** What the tick decides the verdicts from (TickInput.inFlight). */
+  inFlight(): { waitingTurns: WaitingTurn[]; reworkSent: { task_id: string; rework_key: string }[] } {
+    this.told = new Map(this.pending);
+    return {
+      waitingTurns: [...this.pending].map(([task_id, t]) => ({
+        task_id,
+        attempt: t.attempt,
+        qa_runs_at_turn_end: t.qaRunsAtTurnEnd,
+      })),
+      reworkSent: [...this.sent].map(([task_id, rework_key]) => ({ task_id, rework_key })),
+    };
+  }
+
   /**
-   * After a tick: every waiting turn whose QA has run gets its verdict; an agent waiting
-   * at its prompt with no turn pending gets a new rework typed in (a review rejection).
+   * Carries out an answer-turn effect: the waiting turn (the one the tick was told of) gets
+   * its verdict, or an agent at its prompt gets the rework typed in.
    */
-  answer(children?: readonly ChildRecord[]): void {
-    if (this.pending.size === 0 && this.sent.size === 0) return;
-    const known = children ?? this.store.readRecord().children;
-    for (const [task, key] of this.sent) {
-      if (this.pending.has(task)) continue;
-      const child = known.find((c) => c.task_id === task);
-      const read = this.store.readKernel(task);
-      if (!child || read.kind !== 'ok') continue;
-      const text = reworkToType(read.record, child.state, key);
-      if (text === null) continue;
-      this.sent.set(task, reworkKey(read.record));
-      typeInto(this.deps.sessionOf(task), text);
-      this.store.journal('rework-sent', {
-        task,
-        attempt: read.record.attempts.at(-1)?.n ?? null,
-        via: 'typing',
-      });
+  answer(h: HandoffOf<'answer-turn'>): void {
+    const task = h.task_id;
+    if (h.attempt === null) {
+      if (this.pending.has(task) || !this.sent.has(task)) return; // (a turn ended meanwhile)
+      this.sent.set(task, h.rework_key ?? this.sent.get(task)!);
+      typeInto(this.deps.sessionOf(task), h.feedback ?? '');
+      this.store.journal('rework-sent', { task, attempt: this.lastAttempt(task), via: 'typing' });
+      return;
     }
-    for (const [task, turn] of [...this.pending]) {
-      const child = known.find((c) => c.task_id === task);
-      const read = this.store.readKernel(task);
-      const verdict =
-        child && read.kind === 'ok'
-          ? turnVerdict({
-              kernel: read.record,
-              childState: child.state,
-              qaRunsAtTurnEnd: turn.qaRunsAtTurnEnd,
-            })
-          : ({ kind: 'stop', why: 'not-running' } as const);
-      if (verdict.kind === 'pending') continue;
-      this.pending.delete(task);
-      if (read.kind === 'ok') this.sent.set(task, reworkKey(read.record));
-      if (verdict.kind === 'continue') {
-        if (turn.reply) turn.reply({ verdict: 'continue', feedback: verdict.feedback });
-        else typeInto(this.deps.sessionOf(task), verdict.feedback);
-        this.store.journal('rework-sent', {
-          task,
-          attempt: turn.attempt,
-          via: turn.reply ? 'hook' : 'typing',
-        });
-      } else {
-        turn.reply?.({ verdict: 'stop', why: verdict.why });
-        this.store.journal('turn-answered', {
-          task,
-          attempt: turn.attempt,
-          verdict: 'stop',
-          why: verdict.why,
-        });
-      }
+    const turn = this.pending.get(task);
+    // (the turn the tick was told of: one that ended after it waits for the next tick)
+    if (!turn || this.told.get(task) !== turn) return;
+    this.pending.delete(task);
+    if (h.rework_key !== null) this.sent.set(task, h.rework_key);
+    if (h.verdict === 'continue') {
+      const feedback = h.feedback ?? '';
+      if (turn.reply) turn.reply({ verdict: 'continue', feedback });
+      else typeInto(this.deps.sessionOf(task), feedback);
+      this.store.journal('rework-sent', { task, attempt: turn.attempt, via: turn.reply ? 'hook' : 'typing' });
+    } else {
+      const why = h.why ?? 'not-running';
+      turn.reply?.({ verdict: 'stop', why });
+      this.store.journal('turn-answered', { task, attempt: turn.attempt, verdict: 'stop', why });
     }
+  }
+
+  private lastAttempt(task: string): number | null {
+    const read = this.store.readKernel(task);
+    return read.kind === 'ok' ? (read.record.attempts.at(-1)?.n ?? null) : null;
   }
 }
 

@@ -1,5 +1,4 @@
-import type { ChildRecord } from '../../core/records/record.js';
-import { recordSessionClosed, sessionShouldClose } from '../../core/turns/turn.js';
+import { recordSessionClosed } from '../../core/turns/turn.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { LaneSession } from '../../hosts/host.js';
@@ -52,35 +51,33 @@ interface LiveSession {
   closing?: boolean;
 }
 
-/** Closes, all at once, the live sessions of lanes whose work is integrated; records how each ended. */
-export async function closeFinished(ctx: {
-  /** The children as the tick just left them. */
-  children: readonly ChildRecord[];
-  live: Map<string, LiveSession>;
-  store: CoordinatorStorePort;
-  quitKeysOf(task: string): readonly string[] | null;
-  forget(task: string): void;
-  clock: Clock;
-}): Promise<void> {
-  const closing: Promise<void>[] = [];
-  for (const [task, live] of ctx.live) {
-    const state = ctx.children.find((c) => c.task_id === task)?.state;
-    const session = live.session;
-    if (!state || !sessionShouldClose(state) || !session?.running || live.closing) continue;
-    live.closing = true;
-    ctx.forget(task);
-    closing.push(
-      closeSession(session, ctx.quitKeysOf(task)).then((closed) => {
-        ctx.live.delete(task);
-        const read = ctx.store.readKernel(task);
-        const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
-        if (read.kind === 'ok' && attempt)
-          ctx.store.writeKernel(
-            recordSessionClosed(read.record, attempt.n, closed.how, closed, ctx.clock.now().toISOString()),
-          );
-        ctx.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
-      }),
+/**
+ * Carries out a close-session effect (the tick asks it once the lane's work is integrated,
+ * core/tick/effects.ts): the session closed, how it ended recorded in the kernel attempt.
+ * Nothing when it is no longer running or being closed already.
+ */
+export async function closeLive(
+  ctx: {
+    live: Map<string, LiveSession>;
+    store: CoordinatorStorePort;
+    quitKeysOf(task: string): readonly string[] | null;
+    forget(task: string): void;
+    clock: Clock;
+  },
+  task: string,
+): Promise<void> {
+  const live = ctx.live.get(task);
+  const session = live?.session;
+  if (!live || !session?.running || live.closing) return;
+  live.closing = true;
+  ctx.forget(task);
+  const closed = await closeSession(session, ctx.quitKeysOf(task));
+  ctx.live.delete(task);
+  const read = ctx.store.readKernel(task);
+  const attempt = read.kind === 'ok' ? read.record.attempts.at(-1) : undefined;
+  if (read.kind === 'ok' && attempt)
+    ctx.store.writeKernel(
+      recordSessionClosed(read.record, attempt.n, closed.how, closed, ctx.clock.now().toISOString()),
     );
-  }
-  await Promise.all(closing);
+  ctx.store.journal('session-closed', { task, attempt: attempt?.n ?? null, how: closed.how });
 }

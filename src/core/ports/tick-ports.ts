@@ -1,4 +1,5 @@
 import type { AcceptanceCheck } from '../plan/plan.js';
+import type { HeadMoved } from '../records/report.js';
 import type { Clock } from './clock.js';
 import type { FinalPort } from './final-port.js';
 import type { GitPort } from './git-port.js';
@@ -22,9 +23,10 @@ export interface TickPorts {
   /** Called at named points after a git mutation and before the write that records it. */
   crashPoint(name: string, detail?: string): void;
   /**
-   * The tick's integrations have moved the batch branch to `head` (`integrated` children, so
-   * as many slots free): lanes waiting to be admitted can be brought to it while the tick
-   * goes on (the coordinator's lane jobs, DESIGN §7).
+   * The report's `head_moved` handed out the moment the tick's integrations decide it, so
+   * that the coordinator's lane jobs bring the waiting lanes to the new head while the tick
+   * goes on (DESIGN §7; DECISIONS "Effects are data"). Data only, the same the report then
+   * says: it must not call back into the tick.
    */
-  headMoved?(head: string, integrated: number): void;
+  headMovedEarly?(moved: HeadMoved): void;
 }

@@ -6,7 +6,7 @@ import type { ChildRecord } from '../records/record.js';
 import { scopeMatcher } from '../plan/scope.js';
 import { LanesError } from '../basics/errors.js';
 
-// What the lane kernel does when an executor ends (SPEC §5): the exit recorded, QA in the
+// What the lane kernel does when an executor ends (DESIGN §5): the exit recorded, QA in the
 // lane, and — once QA passes — the delivery commit on the lane branch. The tick does it
 // for every exit it is told of (observe.ts, deliver.ts); the coordinator does it beside the
 // loop as soon as an executor exits (DESIGN §7, "An exit is finished beside the loop"), so
@@ -85,7 +85,7 @@ export function journalExit(store: Ports['store'], taskId: string, exit: ExitFac
 }
 
 /**
- * The lane's delivery commit (SPEC §6: the lane base its only parent, only paths inside the
+ * The lane's delivery commit (DESIGN §6: the lane base its only parent, only paths inside the
  * scope): the one already made (found by its trailers), else made now; null when nothing
  * inside the scope changed. `changed`: the paths QA read a moment ago, if any.
  */

@@ -98,7 +98,8 @@ export async function integrateCommitted(ctx: TickContext): Promise<void> {
     if (!(await integrateOne(ctx, child))) break; // the branch moved under us: next tick
     if (ctx.child(planned.id).state === 'integrated') integrated++;
   }
-  if (integrated > 0) ctx.ports.headMoved?.(expectedHead(ctx.record), integrated);
+  // (the lanes waiting for a slot can move to the new head while the tick goes on)
+  if (integrated > 0 && ctx.coordinated) ctx.moveHead({ head: expectedHead(ctx.record), integrated });
 }
 
 async function integrateOne(ctx: TickContext, child: ChildRecord): Promise<boolean> {

@@ -1,10 +1,11 @@
 import type { Plan, PlanChild } from '../plan/plan.js';
 import type { TickPorts } from '../ports/tick-ports.js';
 import type { BatchRecord, ChildRecord } from '../records/record.js';
+import type { HeadMoved } from '../records/report.js';
 import { park } from '../records/transitions.js';
 
 // What every step of a tick shares: the ports, the record as it stands, the plan, and the
-// helpers that persist it. Every step persists before the next (SPEC §4). The steps that
+// helpers that persist it. Every step persists before the next (DESIGN §4). The steps that
 // move lanes along (WRITTEN_AT_END) write the record once, when the next step begins,
 // instead of once a child: a step that integrates three lanes writes it once, and a crash
 // before that write leaves the integrations to the next tick's adopt step, as a crash
@@ -60,6 +61,10 @@ export class TickContext {
   keptChanged: ReadonlySet<string> = new Set();
   /** Enrolled children whose exit is ended beside the loop (TickInput.ending): left as running. */
   ending: ReadonlySet<string> = new Set();
+  /** TickInput.coordinated: the coordinator's own steward acts on the report. */
+  coordinated = false;
+  /** The report's head_moved, decided by the integrations (coordinated ticks only). */
+  headMoved: HeadMoved | null = null;
 
   constructor(
     readonly ports: TickPorts,
@@ -113,6 +118,12 @@ export class TickContext {
     const found = this.plan.children.find((c) => c.id === taskId);
     if (!found) throw new Error(`child ${taskId} is not in the confirmed plan`);
     return found;
+  }
+
+  /** The batch branch moved to `head`: in the report, and handed out at once (TickPorts.headMovedEarly). */
+  moveHead(moved: HeadMoved): void {
+    this.headMoved = moved;
+    this.ports.headMovedEarly?.(moved);
   }
 
   /** Parks a child (its pending dependents become skipped_blocked) and persists. */

@@ -1,6 +1,5 @@
 import { journalExit } from '../steps/attempt-end.js';
 import { admitOffers } from '../steps/admission.js';
-import type { LaneOffer } from '../steps/admission.js';
 import { adoptIntegrations, commitSettled, integrateCommitted } from '../steps/deliver.js';
 import { LanesError } from '../basics/errors.js';
 import { applyReview, recordExit } from '../records/kernel.js';
@@ -13,67 +12,28 @@ import { isTerminal } from '../records/report.js';
 import { settleAndReport } from './report-builder.js';
 import { applyApproval } from '../ways-out/resume.js';
 import { verifyBatch } from '../whole-batch/final-verification.js';
-import type { Approval } from '../ways-out/resume.js';
 import { TickContext } from '../steps/tick-context.js';
 import { recordTurnEnd } from '../turns/turn.js';
 import { adoptHead, release, setBatchState } from '../records/transitions.js';
 import { applyCancel, applyDrops } from '../ways-out/ways-out.js';
-import type { DropRequest } from '../ways-out/ways-out.js';
+import { recordSessionId } from '../turns/turn.js';
+import { withEffects } from './effects.js';
+import type { TickInput } from './tick-input.js';
+
+export type {
+  ExitNotice,
+  InFlight,
+  ReviewVerdict,
+  TickInput,
+  TurnEndNotice,
+  WaitingTurn,
+} from './tick-input.js';
 
 // The core runner (DESIGN §4): one tick, in the spec's order. Every step persists before
 // the next, and every step is safe to repeat after a crash: git is looked up before it is
-// changed, and the record only ever moves to what git and the kernel show.
-
-export interface ExitNotice {
-  task_id: string;
-  code: number | null;
-  signal: string | null;
-  host?: string;
-  /** Not an exit: a live agent ended its turn (its hook said so); QA runs while it waits. */
-  turn_end?: boolean;
-  /** The kernel has this exit already, with its QA and delivery (core/attempt-end.ts endAttempt). */
-  recorded?: boolean;
-}
-
-export interface ReviewVerdict {
-  task_id: string;
-  verdict: 'approved' | 'rejected';
-  note?: string;
-}
-
-export interface TickInput {
-  offers?: LaneOffer[];
-  exited?: ExitNotice[];
-  reviews?: ReviewVerdict[];
-  approval?: Approval;
-  dispatchPaused?: boolean;
-  /** Lanes the steward could not set up: the pending child is parked with the reason. */
-  setupFailures?: { task_id: string; reason: string }[];
-  /** `lanes drop`: these children (and their dependents) leave the batch. */
-  drops?: DropRequest[];
-  /** `lanes cancel`: the batch ends `cancelled`. */
-  cancel?: { reason?: string };
-  /**
-   * Integrated children whose release the steward has in hand: the report asks for it
-   * again only once it is over (a look at a lane being removed is a git call for nothing).
-   */
-  releasing?: readonly string[];
-  /**
-   * The steward's release leaves a lane with changes of its own in place by itself (`git
-   * worktree remove` without --force refuses it): the report then hands off the release of
-   * an integrated lane without a status of it first, except for the lanes in `keptChanged`.
-   * Without it (`lanes tick`: a steward lanes does not know) every lane is looked at.
-   */
-  releaseChecksClean?: boolean;
-  /** Integrated lanes whose last release was refused for changes of their own. */
-  keptChanged?: readonly string[];
-  /**
-   * Enrolled children whose exit the coordinator is ending beside the loop, or has ended
-   * and not handed in yet (core/attempt-end.ts): observed as if their executor still ran,
-   * so a tick moves a lane only for the exits it was handed.
-   */
-  ending?: readonly string[];
-}
+// changed, and the record only ever moves to what git and the kernel show. Events come in
+// (tick-input.ts), effects go out as the report's handoffs (effects.ts): the tick calls
+// nobody, but for TickPorts.early, which only hands an effect out sooner.
 
 export async function tick(ports: TickPorts, input: TickInput = {}): Promise<Report> {
   ports.git.refresh?.();
@@ -96,6 +56,7 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
   ctx.releaseChecksClean = input.releaseChecksClean ?? false;
   ctx.keptChanged = new Set(input.keptChanged ?? []);
   ctx.ending = new Set(input.ending ?? []);
+  ctx.coordinated = input.coordinated ?? false;
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
   if (checkedOut.length > 0)
     throw new LanesError(
@@ -109,13 +70,13 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
     if (ctx.record.batch_state === 'completed' || ctx.record.batch_state === 'cancelled')
       await recordReleases(ctx);
     ctx.enter('report');
-    return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+    return finish(ctx, input, await settleAndReport(ctx, { refusals: [] }));
   }
   if (input.cancel) {
     ctx.enter('cancel');
     applyCancel(ctx, input.cancel.reason);
     ctx.enter('report');
-    return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+    return finish(ctx, input, await settleAndReport(ctx, { refusals: [] }));
   }
   ctx.enter('drop');
   applyDrops(ctx, input.drops ?? []);
@@ -125,7 +86,7 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
     ctx.enter('release');
     await recordReleases(ctx); // the steward still releases integrated lanes meanwhile
     ctx.enter('report');
-    return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+    return finish(ctx, input, await settleAndReport(ctx, { refusals: [] }));
   }
   ctx.enter('start');
   if (ctx.record.batch_state === 'prepared') {
@@ -143,7 +104,7 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
   if (lineage.kind === 'broken') {
     failBatch(ctx, lineage.reason);
     ctx.enter('report');
-    return finish(ctx, await settleAndReport(ctx, { refusals: [], reason: lineage.reason }));
+    return finish(ctx, input, await settleAndReport(ctx, { refusals: [], reason: lineage.reason }));
   }
   if (lineage.kind === 'fast_forward') {
     ctx.save(adoptHead(ctx.record, lineage.from, lineage.head));
@@ -160,16 +121,21 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
   ctx.enter('final');
   await verifyBatch(ctx); // every child integrated: the whole batch's checks
   ctx.enter('report');
-  return finish(ctx, await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false })); // 7
+  return finish(
+    ctx,
+    input,
+    await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false }),
+  ); // 7
 }
 
 /** The report of a batch as it stands, without moving anything (`start --no-run`). */
 export async function currentReport(ports: TickPorts): Promise<Report> {
   const ctx = new TickContext(ports, ports.store.readRecord(), ports.store.readPlan());
-  return finish(ctx, await settleAndReport(ctx, { refusals: [] }));
+  return finish(ctx, {}, await settleAndReport(ctx, { refusals: [] }));
 }
 
-function finish(ctx: TickContext, report: Report): Report {
+function finish(ctx: TickContext, input: TickInput, settled: Report): Report {
+  const report = withEffects(ctx, settled, input);
   ctx.persist();
   try {
     ctx.ports.store.writeReport(report);
@@ -189,12 +155,20 @@ function recordNotices(ctx: TickContext, input: TickInput): void {
     if (child?.state !== 'enrolled') continue;
     const read = ctx.ports.store.readKernel(exit.task_id);
     if (read.kind !== 'ok' || read.record.run_id !== child.lane?.run_id) continue; // step 4 parks it
-    if (exit.turn_end) {
-      ctx.ports.store.writeKernel(recordTurnEnd(read.record, ctx.now()));
-      continue; // (journaled as turn-ended when the hook's message came)
-    }
     ctx.ports.store.writeKernel(recordExit(read.record, exit, ctx.now()));
     journalExit(ctx.ports.store, exit.task_id, exit);
+  }
+  for (const end of input.turnEnds ?? []) {
+    const child = ctx.record.children.find((c) => c.task_id === end.task_id);
+    if (child?.state !== 'enrolled') continue;
+    const read = ctx.ports.store.readKernel(end.task_id);
+    if (read.kind !== 'ok' || read.record.run_id !== child.lane?.run_id) continue; // step 4 parks it
+    // The one write of the turn end: the session id its message named, then the turn itself
+    // (journaled as turn-ended when the hook's message came).
+    const named = end.session_id
+      ? recordSessionId(read.record, end.attempt, end.session_id, ctx.now())
+      : read.record;
+    ctx.ports.store.writeKernel(recordTurnEnd(named, ctx.now()));
   }
   for (const failure of input.setupFailures ?? []) {
     if (ctx.record.children.find((c) => c.task_id === failure.task_id)?.state === 'pending')

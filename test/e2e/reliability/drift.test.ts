@@ -26,7 +26,7 @@ import {
 // Drift, end to end through the built CLI (docs/RELIABILITY.md): the user changes what
 // lanes works on while a batch runs — deletes a lane, leaves a lane dirty, moves the batch
 // branch forwards or backwards, checks the batch branch out, truncates the state file.
-// (The tick-level forms are in test/tick-lanes.test.ts and test/tick-batch.test.ts; these
+// (The tick-level forms are in test/core/tick/ (lost-lane, lineage); these
 // add the coordinator, its executors and the exit codes.)
 
 const laneOf = (repo: string, batch: string, child: string) => join(`${repo}.lanes`, batch, child);

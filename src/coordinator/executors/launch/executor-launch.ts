@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fillTemplate } from '../../core/plan/argv-template.js';
-import type { ExecutorProfile } from '../../core/settings/config.js';
-import type { PlanChild } from '../../core/plan/plan.js';
+import { fillTemplate } from '../../../core/plan/argv-template.js';
+import type { ExecutorProfile } from '../../../core/settings/config.js';
+import type { PlanChild } from '../../../core/plan/plan.js';
 
 // What an executor is told and how it is started: the prompt (goal, scope, acceptance,
 // the rules, the rework feedback) written outside the work tree, and the profile's argv

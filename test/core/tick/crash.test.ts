@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { KernelRecord } from '../../src/core/records/kernel.js';
-import type { BatchRecord } from '../../src/core/records/record.js';
-import type { Report } from '../../src/core/records/report.js';
-import type { TickInput } from '../../src/core/tick/tick.js';
-import { BatchFiles } from '../../src/store/batch-files.js';
-import { startBatch, writeFiles } from '../helpers/batch.js';
-import type { Driver } from '../helpers/batch.js';
-import { git, makeRepo } from '../helpers/repo.js';
-import { findRepo } from '../../src/store/state-dir.js';
+import type { KernelRecord } from '../../../src/core/records/kernel.js';
+import type { BatchRecord } from '../../../src/core/records/record.js';
+import type { Report } from '../../../src/core/records/report.js';
+import type { TickInput } from '../../../src/core/tick/tick.js';
+import { BatchFiles } from '../../../src/store/batch-files.js';
+import { startBatch, writeFiles } from '../../helpers/batch.js';
+import type { Driver } from '../../helpers/batch.js';
+import { git, makeRepo } from '../../helpers/repo.js';
+import { findRepo } from '../../../src/store/state-dir.js';
 
 // Crash safety of the core runner at the unit level, with real git. The crash point port
 // throws the first time a named point is reached for the n-th time — right after a git

@@ -1,15 +1,15 @@
-import type { AgentAdapter } from '../../agents/agent.js';
-import type { ExecutorProfile } from '../../core/settings/config.js';
-import { startAttempt } from '../../core/records/kernel.js';
-import type { KernelRecord } from '../../core/records/kernel.js';
-import type { PlanChild } from '../../core/plan/plan.js';
-import type { Clock } from '../../core/ports/clock.js';
-import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
-import type { Handoff } from '../../core/records/report.js';
-import type { Host, LaneSession } from '../../hosts/host.js';
+import type { AgentAdapter } from '../../../agents/agent.js';
+import type { ExecutorProfile } from '../../../core/settings/config.js';
+import { startAttempt } from '../../../core/records/kernel.js';
+import type { KernelRecord } from '../../../core/records/kernel.js';
+import type { PlanChild } from '../../../core/plan/plan.js';
+import type { Clock } from '../../../core/ports/clock.js';
+import type { CoordinatorStorePort } from '../../../core/ports/store-port.js';
+import type { Handoff } from '../../../core/records/report.js';
+import type { Host, LaneSession } from '../../../hosts/host.js';
 import { attemptStart, launchSpec, prepareLaunch } from './agent-launch.js';
 import type { PreparedLaunch } from './agent-launch.js';
-import type { AgentTurns } from '../turns/agent-turns.js';
+import type { AgentTurns } from '../../turns/agent-turns.js';
 
 // Starting one attempt of a child's executor: the launch prepared (prompt, argv, hook
 // token), the hook channel opened when the agent reports its turns, the executor opened on

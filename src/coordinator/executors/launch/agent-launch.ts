@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AgentAdapter, AgentMode } from '../../agents/agent.js';
-import type { ExecutorProfile } from '../../core/settings/config.js';
-import { tokenDigest } from '../../core/turns/hook-message.js';
-import type { AttemptStart, KernelRecord } from '../../core/records/kernel.js';
-import type { PlanChild } from '../../core/plan/plan.js';
-import type { Clock } from '../../core/ports/clock.js';
-import type { StorePort } from '../../core/ports/store-port.js';
-import { recordSessionId, resumeInstruction, sessionToResume } from '../../core/turns/turn.js';
-import type { LaneSession, LaunchSpec } from '../../hosts/host.js';
-import { processStartTime } from '../../process/process-info.js';
+import type { AgentAdapter, AgentMode } from '../../../agents/agent.js';
+import type { ExecutorProfile } from '../../../core/settings/config.js';
+import { tokenDigest } from '../../../core/turns/hook-message.js';
+import type { AttemptStart, KernelRecord } from '../../../core/records/kernel.js';
+import type { PlanChild } from '../../../core/plan/plan.js';
+import type { Clock } from '../../../core/ports/clock.js';
+import type { StorePort } from '../../../core/ports/store-port.js';
+import { recordSessionId, resumeInstruction, sessionToResume } from '../../../core/turns/turn.js';
+import type { LaneSession, LaunchSpec } from '../../../hosts/host.js';
+import { processStartTime } from '../../../process/process-info.js';
 import { attemptFiles, buildPrompt, fillArgv, promptIndexOf, writePromptFile } from './executor-launch.js';
 
 // One attempt's launch through its agent adapter: the prompt (or, for an agent that had a

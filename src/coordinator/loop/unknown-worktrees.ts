@@ -1,0 +1,26 @@
+import { unknownWorktrees } from '../../core/rules/unknown-worktrees.js';
+import type { StorePort } from '../../core/ports/store-port.js';
+import type { WorktreePort } from '../../core/ports/worktree-port.js';
+
+// At start and resume (DESIGN §7): worktrees under the lanes root that the record does not
+// know (core/rules/unknown-worktrees.ts) are reported and left alone.
+
+export async function reportUnknownWorktrees(ctx: {
+  lanesRoot: string;
+  worktrees: WorktreePort;
+  store: StorePort;
+  batchId: string;
+  notice: (text: string) => void;
+}): Promise<void> {
+  const wt = ctx.worktrees;
+  const rootReal = wt.realpath(ctx.lanesRoot) ?? ctx.lanesRoot;
+  const record = ctx.store.readRecord();
+  const known = new Set(
+    record.children.flatMap((c) => (c.lane ? [wt.realpath(c.lane.path) ?? c.lane.path] : [])),
+  );
+  const worktrees = (await wt.list()).map((w) => ({ ...w, real: wt.realpath(w.path) ?? w.path }));
+  for (const w of unknownWorktrees({ worktrees, lanesRoot: rootReal, known, batchId: ctx.batchId })) {
+    ctx.store.journal('worktree-unknown', { path: w.path, branch: w.branch });
+    ctx.notice(`unknown worktree under the lanes root (left alone): ${w.path}`);
+  }
+}
