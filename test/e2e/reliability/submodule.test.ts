@@ -15,7 +15,6 @@ describe('a submodule change in scope', () => {
     const repo = await makeRepo({ 'README.md': '# t\n' });
     await git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub');
     await git(repo, 'commit', '-qm', 'add sub');
-    const before = (await git(repo, 'rev-parse', 'HEAD:sub')).trim();
     // The submodule's next commit, which the child records (the submodule is not checked
     // out in the lane: the executor moves the gitlink and commits, as a bump does).
     writeFileSync(join(sub, 'lib.txt'), 'v2\n');
