@@ -1,12 +1,17 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git } from '../../helpers/repo.js';
+import { git, tempDir } from '../../helpers/repo.js';
+import { until } from '../../helpers/until.js';
 import {
   branches,
+  events,
   fileChild,
   lanesInProcess,
   leanRepo,
   readRecord,
+  spawnLanes,
+  waitForGate,
   worktreePaths,
   writePlan,
 } from './support.js';
@@ -52,4 +57,22 @@ describe('lanes clean after drop and cancel', () => {
       expect(await keptFile(repo, `refs/lanes-trash/${batch}/P`, 'f/P.txt')).toBe('P');
     }, 120_000);
   }
+
+  it('keeps the work of a child cancelled through a running coordinator (the issue repro)', async (test) => {
+    const repo = await leanRepo();
+    const gate = join(tempDir('lanes-gate-'), 'never');
+    const child = { ...fileChild('a'), scope: ['a.txt'], run: `echo work > a.txt; ${waitForGate(gate)}` };
+    const plan = writePlan({ batch: 's6', executor: 'script', children: [child] });
+    const start = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    await until(() => events(repo, 's6').includes('executor-spawned:a'), 'a to run', { timeoutMs: 60_000 });
+    const lane = readRecord(repo, 's6')!.children[0]!.lane!.path;
+    await until(() => existsSync(join(lane, 'a.txt')), 'a to write its file', { timeoutMs: 60_000 });
+    const cancel = await lanesInProcess(['-C', repo, 'cancel', 's6']);
+    expect(cancel.exitCode, cancel.stderr).toBe(0);
+    await start;
+    expect(await keptFile(repo, 'lane/s6/a', 'a.txt')).toBe('work');
+    const r = await lanesInProcess(['-C', repo, 'clean', 's6']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(await keptFile(repo, 'refs/lanes-trash/s6/a', 'a.txt')).toBe('work');
+  }, 120_000);
 });
