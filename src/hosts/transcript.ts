@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 
@@ -28,7 +28,9 @@ export class Transcript {
       return;
     }
     mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'a');
+    // (never through a symbolic link planted in the state dir: ELOOP instead)
+    const { O_WRONLY, O_CREAT, O_APPEND, O_NOFOLLOW } = constants;
+    this.fd = openSync(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o644);
   }
 
   add(chunk: string): void {

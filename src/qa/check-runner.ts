@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CheckRun } from '../core/records/kernel.js';
 import { tailOf } from '../core/records/kernel.js';
@@ -52,7 +52,9 @@ export async function runCheck(
   let fd: number | null = null;
   if (logPath) {
     mkdirSync(dirname(logPath), { recursive: true });
-    fd = openSync(logPath, 'w');
+    // (never through a symbolic link planted in the state dir: ELOOP instead)
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
+    fd = openSync(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
   }
   let written = 0;
   let tail = '';

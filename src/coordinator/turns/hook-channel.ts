@@ -13,6 +13,18 @@ import type { HookMessage, HookReply } from '../../core/turns/hook-message.js';
 
 /** A hook message larger than this is not a hook message. */
 const MAX_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * A connection that has not sent its line by then is closed; no more than so many are open
+ * at once (the rest are closed as they come). A hook sends one line at once: a flood of
+ * idle or slow connections must not take the coordinator's descriptors (git needs them).
+ */
+const IDLE_MS = 10_000;
+const MAX_CONNECTIONS = 256;
+
+export interface HookChannelLimits {
+  idleMs?: number;
+  maxConnections?: number;
+}
 
 export type HookHandler = (message: HookMessage) => Promise<HookReply>;
 
@@ -20,17 +32,24 @@ export class HookChannel {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   socketPath: string | null = null;
+  /** The private dir made because the shared one could not be used: removed on close. */
+  private ownDir: string | null = null;
 
   constructor(
     private readonly handle: HookHandler,
     private readonly onBadMessage: (problem: string) => void,
+    private readonly limits: HookChannelLimits = {},
   ) {}
 
   /** Listens at the batch's socket (`key` names the batch); a stale socket file is replaced (the batch lock is held). */
   async open(key: string): Promise<string> {
-    const path = socketPathFor(key);
+    const dir = privateDir();
+    if (dir.made) this.ownDir = dir.path;
+    const path = join(dir.path, socketName(key));
     rmSync(path, { force: true });
     const server = createServer((socket) => this.serve(socket));
+    server.maxConnections = this.limits.maxConnections ?? MAX_CONNECTIONS;
+    server.on('error', () => {}); // (an accept failing, EMFILE: that connection only)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(path, () => resolve());
@@ -45,14 +64,19 @@ export class HookChannel {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    socket.setTimeout(this.limits.idleMs ?? IDLE_MS, () => socket.destroy());
     let buffer = '';
     const onData = (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
-      if (buffer.length > MAX_MESSAGE_BYTES)
+      if (buffer.length > MAX_MESSAGE_BYTES) {
+        socket.off('data', onData);
+        this.onBadMessage('message too large');
         return this.reply(socket, { verdict: 'refused', reason: 'message too large' });
+      }
       const end = buffer.indexOf('\n');
       if (end < 0) return;
       socket.off('data', onData);
+      socket.setTimeout(0); // (the line is in: the verdict may take the turn's time)
       const parsed = parseHookMessage(buffer.slice(0, end));
       if (!parsed.ok) {
         this.onBadMessage(parsed.problem);
@@ -78,11 +102,13 @@ export class HookChannel {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     if (this.socketPath) rmSync(this.socketPath, { force: true });
     this.socketPath = null;
+    if (this.ownDir) rmSync(this.ownDir, { recursive: true, force: true });
+    this.ownDir = null;
   }
 }
 
-/** A 0700 directory of this user's under the temp dir, or a fresh private one if that one is not safe. */
-function privateDir(): string {
+/** A 0700 directory of this user's under the temp dir, or a fresh private one (made) if that one is not safe. */
+function privateDir(): { path: string; made: boolean } {
   const uid = process.getuid?.() ?? 0;
   const dir = join(tmpdir(), `lanes-hooks-${uid}`);
   try {
@@ -91,10 +117,12 @@ function privateDir(): string {
     // exists: checked below
   }
   const st = lstatSync(dir);
-  if (st.isDirectory() && !st.isSymbolicLink() && st.uid === uid && (st.mode & 0o077) === 0) return dir;
-  return mkdtempSync(join(tmpdir(), 'lanes-hooks-')); // someone else's, or open to others: not used
+  if (st.isDirectory() && !st.isSymbolicLink() && st.uid === uid && (st.mode & 0o077) === 0)
+    return { path: dir, made: false };
+  // someone else's, or open to others: not used
+  return { path: mkdtempSync(join(tmpdir(), 'lanes-hooks-')), made: true };
 }
 
-export function socketPathFor(key: string): string {
-  return join(privateDir(), `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.sock`);
+function socketName(key: string): string {
+  return `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.sock`;
 }

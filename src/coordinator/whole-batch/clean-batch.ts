@@ -79,12 +79,13 @@ export async function cleanBatch(repo: RepoPaths, batchId: string, force: boolea
   const lock = await acquireBatchLock(repo.stateDir, batchId, `lanes clean ${batchId}`);
   const paths = batchPaths(repo.stateDir, batchId);
   const removed: string[] = [];
+  const kept: string[] = [];
   try {
     const lanes = await laneFacts(repo, record);
     const plan = planClean(record, lanes);
     if (plan.atRisk.length > 0 && !force)
       throw new LanesError('clean_refused', describeRefusal(batchId, plan), 2);
-    const risky = new Set(plan.atRisk.map((r) => r.taskId));
+    const risky = new Set([...plan.atRisk, ...plan.kept].map((r) => r.taskId));
     const trash = join(repo.stateDir, 'trash', `${batchId}-${Date.now()}`);
     for (const lane of lanes) {
       if (risky.has(lane.taskId)) {
@@ -93,10 +94,13 @@ export async function cleanBatch(repo: RepoPaths, batchId: string, force: boolea
         if (lane.branch) await keepRef(repo.root, keep, `refs/heads/${lane.branch}`);
         else if (lane.evictedCommit)
           await keepRef(repo.root, keep, `refs/lanes/${batchId}/evicted/${lane.taskId}`);
+        let where = lane.branch || lane.evictedCommit ? keep : '';
         if (lane.worktree) {
           mkdirSync(trash, { recursive: true });
           renameSync(lane.worktree, join(trash, lane.taskId));
+          where += `${where ? ', ' : ''}${join(trash, lane.taskId)}`;
         }
+        kept.push(`${lane.taskId} at ${where}`);
       } else if (lane.worktree) {
         await git(repo.root, ['worktree', 'remove', '--force', lane.worktree]);
       }
@@ -119,5 +123,6 @@ export async function cleanBatch(repo: RepoPaths, batchId: string, force: boolea
     await lock.release();
   }
   const trashed = removed.length ? ` (${removed.length} lane${removed.length === 1 ? '' : 's'})` : '';
-  return `cleaned batch ${batchId}${trashed}; ${record.branch} stays`;
+  const keeping = kept.length ? `\nkept (not integrated): ${kept.join('; ')}` : '';
+  return `cleaned batch ${batchId}${trashed}; ${record.branch} stays${keeping}`;
 }

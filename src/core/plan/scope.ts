@@ -127,5 +127,7 @@ function compileScope(scope: readonly string[]): ScopeMatcher {
     const trimmed = entry.replace(/\/+$/, '');
     return literalPrefix(entry).isGlob ? [entry] : [trimmed, `${trimmed}/**`];
   });
-  return picomatch(patterns, { dot: true });
+  // (flags 's': picomatch's `**` is built of `.`, which without it stops at a newline, so a
+  // file named with one inside the scope was called outside it)
+  return picomatch(patterns, { dot: true, flags: 's' });
 }

@@ -73,16 +73,17 @@ export interface GitPort {
   advanceBranch(branch: string, next: string, expected: string): Promise<boolean>;
   withScratchCheckout<T>(commit: string, dir: string, fn: (path: string) => Promise<T>): Promise<T>;
   /**
-   * Merges `head` into the lane's work (its branch tip plus what is uncommitted), in the
-   * lane: the branch gets a merge commit of both (the old tip stays its ancestor), the
-   * work tree its tree — with conflict markers in the conflicting files. Done already
-   * (the tip is that merge) → the same answer again.
+   * Applies the lane's own change — its work (branch tip plus what is uncommitted) against
+   * `ids.base`, the lane's base — three-way onto `head`, in the lane: the branch gets a
+   * merge commit of both (the old tip stays its ancestor), the work tree its tree — with
+   * conflict markers in the conflicting files. What the base held and the head does not
+   * (a sibling taken off the batch) is not carried. Done already → the same answer again.
    */
   reworkLane(
     lanePath: string,
     branch: string,
     head: string,
-    ids: { batch: string; task: string },
+    ids: { batch: string; task: string; base: string },
   ): Promise<ReworkOutcome>;
   /** Which of these lane files still hold conflict markers. */
   conflictMarkers(lanePath: string, paths: readonly string[]): Promise<string[]>;

@@ -3,6 +3,7 @@ import { reopenForQa } from '../records/kernel.js';
 import { planDigest } from '../plan/plan.js';
 import type { Plan } from '../plan/plan.js';
 import type { TickContext } from '../steps/tick-context.js';
+import { expectedHead } from '../steps/lineage.js';
 import { unpark, unskip } from '../records/transitions.js';
 import { withLimits } from './reopen.js';
 import type { NewLimits } from './reopen.js';
@@ -80,9 +81,12 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
       ctx.journal('lane-conflict-unresolved', { task: child.task_id, paths: markers });
       continue;
     }
-    if (lane.lane_commit) {
-      // Its lane commit did not integrate (a conflict, failed integration checks): the lane
-      // is brought onto the current batch head first, and looked at again.
+    // A lane base the head no longer holds (the batch was rebuilt without a sibling it ran on).
+    const offHead = !(await ctx.ports.git.isAncestor(lane.base_head, expectedHead(ctx.record)));
+    if (lane.lane_commit || offHead) {
+      // Its lane commit did not integrate (a conflict, failed integration checks), or its
+      // base is gone from the batch: the lane's own change is brought onto the current batch
+      // head first, and looked at again.
       if ((await reworkOntoHead(ctx, child.task_id)) === 'conflict') stillParked.push(child.task_id);
     } else if (kernel.record.lifecycle === 'done') {
       ctx.save(unpark(ctx.record, child.task_id, 'settled'));

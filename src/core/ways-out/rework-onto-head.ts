@@ -7,8 +7,9 @@ import { unskip } from '../records/transitions.js';
 // Rework onto the new head (docs/DECISIONS.md, "No dead ends"). A parked child whose lane
 // commit did not integrate — it conflicts with the batch head, or the merged tree failed
 // its checks — is not merged again as it is (that would park it again, for ever). On
-// resume, lanes merges the current batch head into the lane's work, in the lane (the git
-// side is GitPort.reworkLane), and the lane's base becomes that head:
+// resume, lanes applies the lane's own change (its work against its lane base) three-way
+// onto the current batch head, in the lane (the git side is GitPort.reworkLane), and the
+// lane's base becomes that head — a sibling its old base held and the head lacks stays out:
 // - clean: the child is enrolled again and its QA runs on the merged work; its delivery
 //   commit is then made on the new base and integrates as usual;
 // - conflicts: the markers are left in the lane's files, the child stays parked
@@ -87,6 +88,7 @@ export async function reworkOntoHead(ctx: TickContext, taskId: string): Promise<
   const outcome = await ctx.ports.git.reworkLane(lane.path, lane.branch, head, {
     batch: ctx.record.batch_id,
     task: taskId,
+    base: lane.base_head,
   });
   ctx.ports.crashPoint('after-lane-rework', taskId);
   const kernel = ctx.ports.store.readKernel(taskId);

@@ -4,7 +4,9 @@ import { SETTLED_FOR_BATCH } from '../records/record.js';
 // `lanes clean` (docs/DECISIONS.md "Cleaning up"): which of a batch's lanes may go without
 // losing work. A lane whose work is integrated (or dropped by the user) goes; any other
 // lane with work in it — changes in its worktree, or commits on its branch that the batch
-// branch lacks — is named, and goes only with --force (to the trash first).
+// branch lacks — is named, and goes only with --force (to the trash first). The work of a
+// dropped child (drop and cancel said it is kept) is kept without --force: its branch tip
+// under refs/lanes-trash/, its folder in the trash.
 
 export interface LaneFacts {
   /** The child the lane belongs to (from its branch `lane/<batch>/<child>` or the record). */
@@ -21,6 +23,8 @@ export interface LaneFacts {
 export interface CleanPlan {
   /** Lanes whose removal would lose work, with why: refused without --force. */
   atRisk: { taskId: string; why: string }[];
+  /** Lanes of dropped children with work that is not integrated: kept, not refused. */
+  kept: { taskId: string; why: string }[];
 }
 
 /** Work the record says is safe to throw away: integrated, or dropped by the user. */
@@ -29,16 +33,25 @@ function settledWork(record: BatchRecord, taskId: string): boolean {
   return state !== undefined && SETTLED_FOR_BATCH.has(state);
 }
 
+function dropped(record: BatchRecord, taskId: string): boolean {
+  return record.children.find((c) => c.task_id === taskId)?.state === 'dropped';
+}
+
 export function planClean(record: BatchRecord, lanes: readonly LaneFacts[]): CleanPlan {
   const atRisk: CleanPlan['atRisk'] = [];
+  const kept: CleanPlan['kept'] = [];
   for (const lane of lanes) {
+    const work = lane.unmergedCommits
+      ? 'commits on its lane branch that are not integrated'
+      : lane.evictedCommit
+        ? 'its lane commit, taken off the batch branch by an eviction'
+        : null;
     if (lane.dirty) atRisk.push({ taskId: lane.taskId, why: `changes in ${lane.worktree}` });
-    else if (lane.unmergedCommits && !settledWork(record, lane.taskId))
-      atRisk.push({ taskId: lane.taskId, why: 'commits on its lane branch that are not integrated' });
-    else if (lane.evictedCommit && !settledWork(record, lane.taskId))
-      atRisk.push({ taskId: lane.taskId, why: 'its lane commit, taken off the batch branch by an eviction' });
+    else if (work === null) continue;
+    else if (dropped(record, lane.taskId)) kept.push({ taskId: lane.taskId, why: work });
+    else if (!settledWork(record, lane.taskId)) atRisk.push({ taskId: lane.taskId, why: work });
   }
-  return { atRisk };
+  return { atRisk, kept };
 }
 
 export function describeRefusal(batchId: string, plan: CleanPlan): string {

@@ -1,6 +1,7 @@
 import { cleanMerge, identityEnv, isAncestor, resolveCommit, updateRef } from '../runner/commits.js';
 import { git, gitLine } from '../runner/git.js';
 import { listWorktrees } from '../worktree/worktrees.js';
+import { crashPoint } from '../../process/crash-points.js';
 
 // The git side of `lanes land` (decisions in core/land.ts): plumbing for the branch, and
 // for a worktree that has it checked out, a two-tree read-tree that refuses to overwrite
@@ -63,14 +64,24 @@ export async function moveBranch(
   }
   if (!(await updateRef(root, `refs/heads/${branch}`, to, from)))
     return { kind: 'refused', reason: `${branch} moved while lanes was landing: nothing was changed` };
+  crashPoint('after-land-update-ref', branch);
   if (worktree) {
-    const applied = await git(worktree, ['read-tree', '-m', '-u', from, to], { okCodes: [128] });
-    if (applied.exitCode !== 0) {
+    const why = await followBranch(worktree, from, to);
+    if (why !== null) {
       await updateRef(root, `refs/heads/${branch}`, from, to); // back: the worktree did not follow
-      return { kind: 'refused', reason: `${worktree} cannot take the change: ${applied.stderr.trim()}` };
+      return { kind: 'refused', reason: why };
     }
   }
   return { kind: 'moved' };
+}
+
+/**
+ * The worktree's index and files from `from` to `to` (its branch moved there), refusing to
+ * overwrite a change of the user's: null when done (or done already), else why not.
+ */
+export async function followBranch(worktree: string, from: string, to: string): Promise<string | null> {
+  const applied = await git(worktree, ['read-tree', '-m', '-u', from, to], { okCodes: [128] });
+  return applied.exitCode === 0 ? null : `${worktree} cannot take the change: ${applied.stderr.trim()}`;
 }
 
 /** The remote's value of a branch, or null when it has none. */

@@ -149,11 +149,46 @@ export async function buildDeliveryTree(
     built.stamps = stamped.text;
     built.tree = await addAndWriteTree(lanePath, index, paths);
     built.trusted = stamped.latest < lstatSync(index, { bigint: true }).mtimeNs;
+    const gitlinks = await unpopulatedGitlinks(lanePath, paths);
+    if (gitlinks.length > 0) {
+      for (const [path, sha] of gitlinks)
+        await git(lanePath, ['update-index', '--cacheinfo', `160000,${sha},${path}`], { env });
+      built.tree = await addAndWriteTree(lanePath, index, []);
+      built.trusted = false; // (a gitlink's stat data says nothing of its commit)
+    }
     return built;
   } catch (error) {
     dropDeliveryTree(built);
     throw error;
   }
+}
+
+/**
+ * The submodules among `paths` that are not checked out in the lane, with the commit the
+ * lane's index records for them. `git add` leaves such a gitlink as the base has it, so a
+ * bump the executor made (update-index, a commit in the lane) would be lost from the
+ * delivery; it is taken from the lane's index instead.
+ */
+async function unpopulatedGitlinks(lanePath: string, paths: readonly string[]): Promise<[string, string][]> {
+  if (!existsSync(join(lanePath, '.gitmodules'))) return [];
+  const listed = await git(
+    lanePath,
+    ['config', '-z', '-f', '.gitmodules', '--get-regexp', '^submodule\\..*\\.path$'],
+    {
+      okCodes: [1],
+    },
+  );
+  const wanted = new Set(paths);
+  const subs = listed.stdout
+    .split('\0')
+    .map((entry) => entry.slice(entry.indexOf('\n') + 1))
+    .filter((p) => wanted.has(p) && !existsSync(join(lanePath, p, '.git')));
+  if (subs.length === 0) return [];
+  const staged = await git(lanePath, ['--literal-pathspecs', 'ls-files', '-s', '-z', '--', ...subs]);
+  return staged.stdout
+    .split('\0')
+    .filter((line) => line.startsWith('160000 '))
+    .map((line): [string, string] => [line.slice(line.indexOf('\t') + 1), line.split(' ')[1]!]);
 }
 
 export function dropDeliveryTree(built: Pick<DeliveryTree, 'index' | 'scratch'>): void {

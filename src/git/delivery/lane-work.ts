@@ -9,7 +9,9 @@ import { scratchDir } from '../../process/scratch.js';
 // - keepLaneWork: everything the lane holds (committed or not, untracked files too, ignored
 //   files not) as a commit on its own branch, so the branch alone keeps the work before the
 //   worktree goes to the trash;
-// - reworkLane: the current batch head merged into that work, in the lane.
+// - reworkLane: the lane's own change (its work against its base) applied three-way onto
+//   the current batch head, in the lane; what the base held and the head lacks (a sibling
+//   taken off the batch) stays out.
 // Both build their trees in a private index; refs move by compare-and-swap only.
 
 async function withPrivateIndex<T>(fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
@@ -98,7 +100,7 @@ export async function reworkLane(
   lanePath: string,
   branch: string,
   head: string,
-  ids: { batch: string; task: string },
+  ids: { batch: string; task: string; base: string },
   identityFrom: string,
 ): Promise<ReworkOutcome> {
   const ref = `refs/heads/${branch}`;
@@ -120,7 +122,7 @@ export async function reworkLane(
     identityFrom,
     `lanes(${ids.task}): work in the lane before the rework onto ${head.slice(0, 12)}`,
   );
-  const { tree, conflicts } = await mergeTrees(lanePath, head, work);
+  const { tree, conflicts } = await mergeTrees(lanePath, head, work, ids.base);
   const trailers = [
     `Lanes-Batch: ${ids.batch}`,
     `Lanes-Task: ${ids.task}`,

@@ -204,7 +204,7 @@ export class RepoGit implements GitPort {
     lanePath: string,
     branch: string,
     head: string,
-    ids: { batch: string; task: string },
+    ids: { batch: string; task: string; base: string },
   ): Promise<ReworkOutcome> {
     return reworkLane(lanePath, branch, head, ids, this.root);
   }

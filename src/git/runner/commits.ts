@@ -127,10 +127,18 @@ export async function mergeTrees(
   cwd: string,
   ours: string,
   theirs: string,
+  /** The merge base to use instead of git's (a lane's base: only the lane's own change is merged). */
+  base?: string,
 ): Promise<{ tree: string; conflicts: string[] }> {
+  // (git before 2.40 has no --merge-base: `ours`'s tree on a commit whose parent is `base`
+  // makes `base` the merge base, as the batch rebuild's replay does.)
+  const side =
+    base === undefined
+      ? ours
+      : await commitTree(cwd, `${ours}^{tree}`, base, 'lanes: merge base\n', await identityEnv(cwd));
   const out = await git(
     cwd,
-    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs],
+    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', side, theirs],
     {
       okCodes: [1],
     },

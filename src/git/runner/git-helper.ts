@@ -178,7 +178,12 @@ export class GitHelper {
     while ((newline = this.buffer.indexOf('\n')) >= 0) {
       const line = this.buffer.slice(0, newline);
       this.buffer = this.buffer.slice(newline + 1);
-      const answer = JSON.parse(line) as { id: number } & Record<string, unknown>;
+      let answer: { id: number } & Record<string, unknown>;
+      try {
+        answer = JSON.parse(line) as { id: number } & Record<string, unknown>;
+      } catch {
+        continue; // (not an answer: a line the helper's node printed itself; never thrown from a stream)
+      }
       const w = this.waiting.get(answer.id);
       if (!w || w.partial?.(answer)) continue;
       this.waiting.delete(answer.id);

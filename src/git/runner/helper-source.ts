@@ -77,7 +77,10 @@ function spawnLogged(req, logFlags, cutNote, onText) {
   let fd = null;
   if (req.logPath) {
     fs.mkdirSync(dirname(req.logPath), { recursive: true });
-    fd = fs.openSync(req.logPath, logFlags);
+    // (never through a symbolic link planted in the state dir: ELOOP instead)
+    const c = fs.constants;
+    const mode = logFlags === 'a' ? c.O_APPEND : c.O_TRUNC;
+    fd = fs.openSync(req.logPath, c.O_WRONLY | c.O_CREAT | c.O_NOFOLLOW | mode, 0o644);
   }
   let written = 0;
   const log = (bytes) => {

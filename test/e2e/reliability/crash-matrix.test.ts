@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { git, tempDir } from '../../helpers/repo.js';
+import { LAND_BATCH, landCell, landCrashSpecs, landTemplate } from './land-crash.js';
 import {
   branches,
   copyRepo,
@@ -249,4 +250,25 @@ describe('crash matrix: a 6-child, 3-wave batch killed at every crash point', ()
     expect(failed.map((r) => `${r.cell.spec}: ${r.problems.join('; ')}`)).toEqual([]);
     expect(results.every((r) => r.crashed)).toBe(true);
   }, 1_200_000);
+});
+
+// `lanes land --merge` onto the checked-out base (issue 24, item 4): killed at every point
+// a reference landing reaches (the landing intent's atomic write, the branch moved before
+// the worktree followed, the journal), then `land --merge` again until it exits 0; each cell
+// must end landed whole: main the merge, the worktree following it, a third land "already".
+describe('crash matrix: lanes land --merge', () => {
+  it('every point of a landing converges to the landed batch', async () => {
+    const template = await landTemplate();
+    const specs = await landCrashSpecs(template);
+    expect(specs).toContain('after-land-update-ref@main:1');
+    expect(specs.some((s) => s.startsWith(`${ATOMIC}@batches/${LAND_BATCH}/landing.json`))).toBe(true);
+    const results = await pool(specs, CONCURRENCY, (spec) => landCell(template, spec));
+    if (process.env.LANES_CRASH_MATRIX_OUT)
+      writeFileSync(
+        `${process.env.LANES_CRASH_MATRIX_OUT}.land`,
+        `${results.map((r) => `${r.problems.length ? 'FAIL' : 'ok  '} ${r.spec} ${r.signal} then ${r.runs.join(' ')} ${r.problems.join('; ')}`).join('\n')}\n`,
+      );
+    expect(results.map((r) => [r.spec, r.signal])).toEqual(specs.map((s) => [s, 'SIGKILL']));
+    expect(results.filter((r) => r.problems.length > 0)).toEqual([]);
+  }, 300_000);
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fillTemplate } from '../../../core/plan/argv-template.js';
 import type { ExecutorProfile } from '../../../core/settings/config.js';
@@ -45,7 +45,13 @@ export function attemptFiles(logDir: string, attempt: number): { logPath: string
 export function writePromptFile(logDir: string, attempt: number, prompt: string): string {
   mkdirSync(logDir, { recursive: true });
   const path = join(logDir, `prompt-${attempt}.md`);
-  writeFileSync(path, prompt);
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants; // (never through a planted link)
+  const fd = openSync(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
+  try {
+    writeSync(fd, prompt);
+  } finally {
+    closeSync(fd);
+  }
   return path;
 }
 
