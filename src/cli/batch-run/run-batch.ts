@@ -14,7 +14,7 @@ import type { RepoPaths } from '../../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import type { CommandContext } from '../context.js';
-import { formatReport } from './print-report.js';
+import { printEnding } from './ending.js';
 import { progressPrinter } from './progress.js';
 
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
@@ -79,7 +79,8 @@ export interface RunOptions {
 export async function runBatch(ctx: CommandContext, options: RunOptions): Promise<number> {
   const lock =
     options.lock ?? (await acquireBatchLock(options.repo.stateDir, options.batchId, options.command));
-  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`));
+  const ports = batchPorts(options.repo, options.batchId);
+  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`), ports.store);
   let host: Host;
   try {
     host = await makeHost(options.host, (text) => onEvent({ kind: 'notice', text }));
@@ -91,7 +92,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   const coordinator = new Coordinator({
     batchId: options.batchId,
     repoRoot: options.repo.root,
-    ports: batchPorts(options.repo, options.batchId),
+    ports,
     worktrees: new LaneWorktrees(options.repo.root),
     config,
     host,
@@ -103,15 +104,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   process.once('SIGTERM', stop);
   try {
     const result = await coordinator.run();
-    ctx.stdout(formatReport(result.report));
-    if (result.paused)
-      ctx.stderr(
-        `lanes: dispatch paused (${coordinator.pauseReason}); lanes resume ${options.batchId} goes on\n`,
-      );
-    if (result.waitingForReview.length)
-      ctx.stderr(
-        `lanes: waiting for a review of ${result.waitingForReview.join(', ')}: lanes tick ${options.batchId} --review <child>=approve|reject\n`,
-      );
+    printEnding(ctx, { result, batchId: options.batchId, pauseReason: coordinator.pauseReason });
     return exitCodeFor(result);
   } finally {
     process.off('SIGINT', stop);

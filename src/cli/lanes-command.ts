@@ -1,0 +1,47 @@
+import { realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+// How the user runs lanes from their shell (issue 26: every printed command runs as
+// printed). `lanes` when that is what the shell finds; when lanes was started through npm
+// (`npm run demo`, `npm run lanes -- …`) or by a path, the form that works from anywhere.
+
+let cached: string | null = null;
+
+export function lanesCommand(): string {
+  if (cached !== null) return cached;
+  const bundle = process.argv[1] ? safeRealpath(process.argv[1]) : null;
+  const onPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => safeRealpath(join(dir, 'lanes')))
+    .find((p) => p !== null);
+  if (bundle === null || (onPath && onPath === bundle)) cached = 'lanes';
+  else cached = `node ${quote(bundle)}`;
+  return cached;
+}
+
+function safeRealpath(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function quote(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+}
+
+const COMMANDS = 'plan|start|resume|drop|cancel|tick|status|log|wait|demo|land|clean';
+
+/** Text with `lanes <command>` hints, each as the user types it here. */
+export function asTyped(text: string): string {
+  const prefix = lanesCommand();
+  if (prefix === 'lanes') return text;
+  return text.replace(new RegExp(`\\blanes (-C |${COMMANDS}\\b)`, 'g'), `${prefix} $1`);
+}
+
+/** (tests) forget the cached form. */
+export function resetLanesCommand(): void {
+  cached = null;
+}
