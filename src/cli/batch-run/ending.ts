@@ -1,5 +1,5 @@
 import type { CoordinatorResult } from '../../coordinator/loop/coordinator.js';
-import { reviewCommand } from '../../core/ways-out/next-steps.js';
+import { reviewCommand, stoppedNextStep } from '../../core/ways-out/next-steps.js';
 import type { CommandContext } from '../context.js';
 import { asTyped } from '../lanes-command.js';
 import { formatReport } from './print-report.js';
@@ -17,7 +17,10 @@ export interface Ending {
 
 export function printEnding(ctx: Pick<CommandContext, 'stdout' | 'stderr'>, end: Ending): void {
   const { result, batchId } = end;
-  ctx.stdout(asTyped(formatReport(result.report)));
+  const report = result.report;
+  // (a run that ends while the batch still runs leaves it to the user: the way on, not the handoffs)
+  const next = stoppedNextStep(report, result.waitingForReview) ?? undefined;
+  ctx.stdout(asTyped(formatReport(report, next)));
   if (end.interrupted)
     ctx.stderr(
       asTyped(

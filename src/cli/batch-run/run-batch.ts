@@ -1,7 +1,8 @@
 import { Coordinator } from '../../coordinator/loop/coordinator.js';
 import type { CoordinatorEvent, CoordinatorResult } from '../../coordinator/loop/coordinator.js';
 import { loadConfig } from '../../store/config-file.js';
-import { badInput } from '../../core/basics/errors.js';
+import { badInput, ExitCode } from '../../core/basics/errors.js';
+import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
 import { exitCodeForState } from '../exit-codes.js';
 import type { Approval } from '../../core/ways-out/resume.js';
 import { HeadlessHost } from '../../hosts/headless-host.js';
@@ -99,13 +100,19 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
     ...(options.approval ? { approval: options.approval } : {}),
     onEvent,
   });
-  const stop = () => coordinator.stop();
+  let interrupted = false;
+  const stop = () => {
+    interrupted = true;
+    coordinator.interrupt();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
     const result = await coordinator.run();
-    printEnding(ctx, { result, batchId: options.batchId, pauseReason: coordinator.pauseReason });
-    return exitCodeFor(result);
+    printEnding(ctx, { result, batchId: options.batchId, pauseReason: coordinator.pauseReason, interrupted });
+    return interrupted && !TERMINAL_BATCH_STATES.has(result.state)
+      ? ExitCode.needsHuman
+      : exitCodeFor(result);
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

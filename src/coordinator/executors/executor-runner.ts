@@ -144,6 +144,7 @@ export class ExecutorRunner {
 
   /** Acts on an executor handoff. Returns true when an exit was queued (the loop should tick again). */
   async ensure(h: ExecutorHandoff): Promise<boolean> {
+    if (this.interrupting) return false; // (the user interrupted the run: nothing starts)
     const child = this.plan.children.find((c) => c.id === h.task_id);
     const read = this.store.readKernel(h.task_id);
     let kernel = read.kind === 'ok' ? read.record : null;
@@ -287,6 +288,7 @@ export class ExecutorRunner {
 
   private async onExit(h: ExecutorHandoff, live: Live, exit: ExitInfo): Promise<void> {
     if (live.closing) return; // closed by lanes after its work was integrated (closeFinished)
+    if (this.interrupting) return; // (the user's interrupt: see interrupt)
     this.watch.forget(h.task_id);
     this.turns.forget(h.task_id);
     const ranFor = this.options.clock.now().getTime() - live.startedAt;
@@ -363,9 +365,37 @@ export class ExecutorRunner {
 
   async dispose(): Promise<void> {
     await this.launched();
+    await this.interrupting;
     await this.queue.ended();
     this.throwFailure(); // (one the loop did not meet before it ended)
     await this.turns.close();
+  }
+
+  private interrupting: Promise<unknown> | null = null;
+
+  /**
+   * The user's interrupt (Ctrl-C, SIGTERM; issue 26): every executor is stopped and its
+   * end is no exit: no QA, no quick-exit streak, no pause. Its attempt is closed as lost,
+   * so a resume starts it afresh. Exits that came before go on as usual.
+   */
+  interrupt(): Promise<unknown> {
+    this.interrupting ??= Promise.all(
+      [...this.live.entries()].map(async ([task, live]) => {
+        await live.launching;
+        if (live.session?.running) await stopSession(live.session);
+        else if (!live.session) await stopRecordedExecutor(this.store.readKernel(task));
+        if (this.live.get(task) !== live) return; // (its exit was on its way already)
+        this.watch.forget(task);
+        this.turns.forget(task);
+        this.live.delete(task);
+        const read = this.store.readKernel(task);
+        if (read.kind === 'ok' && read.record.attempts.at(-1)?.ended_at === null) {
+          this.store.writeKernel(abandonAttempt(read.record, this.options.clock.now().toISOString()));
+          this.store.journal('executor-interrupted', { task, attempt: read.record.attempts.length });
+        }
+      }),
+    );
+    return this.interrupting;
   }
 
   killAll(): void {

@@ -182,6 +182,10 @@ export class Coordinator {
     this.stopping = true;
     this.signal();
   }
+  /** The user's interrupt (Ctrl-C, SIGTERM): executors stopped without counting their ends, then stop. */
+  interrupt(): void {
+    void this.runner.interrupt().finally(() => this.stop());
+  }
   async run(): Promise<CoordinatorResult> {
     await this.reportUnknownWorktrees();
     const timer = setInterval(

@@ -31,7 +31,10 @@ export function reviewCommand(batchId: string, task: string): string {
  * Ctrl-C, kill -9, or a headless run that left a review waiting): the reviews it waits
  * for, else the resume that goes on. Null when the report's own next step stands.
  */
-export function stoppedNextStep(record: BatchRecord, reviewing: readonly string[]): string | null {
+export function stoppedNextStep(
+  record: Pick<BatchRecord, 'batch_id' | 'batch_state'>,
+  reviewing: readonly string[],
+): string | null {
   const id = record.batch_id;
   if (record.batch_state !== 'running' && record.batch_state !== 'prepared') return null;
   if (reviewing.length) return reviewing.map((task) => reviewCommand(id, task)).join('; ');
