@@ -15,8 +15,9 @@ usage: lanes [-C <dir>] <command> [options]
 
   plan check <plan>                 validate a plan and print its waves
   start <plan> [--parallel N] [--headless] [--host pty|herdr|headless] [--yes] [--executor NAME]
-        [--model M] [--effort E] [--no-run]
-                                    confirm a plan and run the batch to its end
+        [--model M] [--effort E] [--no-run] [--allow-overlap]
+                                    confirm a plan and run the batch to its end (--allow-overlap:
+                                    even when its scopes may overlap a batch under way here)
   resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]
                                     go on with a stopped batch (--approve: the fresh confirmation;
                                     --budget: a larger budget.max_children, needed for budget_stopped)

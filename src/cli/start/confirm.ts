@@ -13,6 +13,7 @@ import { computeWaves } from '../../core/plan/waves.js';
 import { gitVersion, resolveCommit, updateRef } from '../../git/runner/commits.js';
 import { listWorktrees } from '../../git/worktree/worktrees.js';
 import { git, splitNul } from '../../git/runner/git.js';
+import { refuseOverlaps } from './overlap.js';
 import { BatchFiles } from '../../store/batch-files.js';
 import { readStateFlush } from '../../store/durability.js';
 import { readLaneDirectives } from '../../store/lane-directives-file.js';
@@ -49,7 +50,7 @@ export async function preflight(
   plan: Plan,
   overrides: SettingsOverrides,
   /** Whether executors will start (not with `--no-run`): then their programs must exist. */
-  options: { checkPrograms?: boolean } = {},
+  options: { checkPrograms?: boolean; allowOverlap?: boolean } = {},
 ): Promise<Preflight> {
   const branch = batchBranch(plan.batch);
   // The git reads side by side (the version is checked first, before any answer is used).
@@ -75,6 +76,7 @@ export async function preflight(
       `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`,
       2,
     );
+  if (!options.allowOverlap) refuseOverlaps(repo, plan);
   if (!baseHead)
     throw badInput('preflight_failed', `base "${plan.base}" does not name a commit in ${repo.root}`);
   // A branch at the base with no record is what a start interrupted after creating it leaves.
