@@ -37,6 +37,10 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s in a headless run', (signal) =
       timeoutMs: 20_000,
       detail: () => stderr,
     });
+    // While it runs, status says who runs it (the lock's holder is alive).
+    const live = await runCli(['-C', repo, 'status']);
+    expect(live.stdout).toMatch(new RegExp(`intr {2}running — run by pid ${run.pid} `));
+    expect(live.stdout).toMatch(/next: wait for it/);
     run.kill(signal);
     const done = await run;
     expect(done.exitCode, stderr).toBe(3);
@@ -52,6 +56,10 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s in a headless run', (signal) =
       ) as { qa_runs: unknown[] };
       expect(kernel.qa_runs).toEqual([]);
     }
+    // Stopped now: status says nobody runs it, and the command that goes on.
+    const stopped = await runCli(['-C', repo, 'status']);
+    expect(stopped.stdout).toContain('intr  running — stopped: no lanes process runs it');
+    expect(stopped.stdout).toMatch(/next: (lanes|node \S+) resume intr$/m);
     const journal = readFileSync(join(stateDir(repo), 'batches', 'intr.events.jsonl'), 'utf8');
     expect(journal).not.toContain('suspect-dispatch');
 
