@@ -6,8 +6,20 @@ import { delimiter, join } from 'node:path';
 // (`npm run demo`, `npm run lanes -- …`) or by a path, the form that works from anywhere.
 
 let cached: string | null = null;
+/** ` -C <dir>` when the command runs elsewhere than where the user is (`lanes -C <dir> …`). */
+let where = '';
+
+/** Hints name the folder the command ran in when that is not the user's own (run.ts). */
+export function hintsRunIn(userDir: string, commandDir: string): void {
+  const same = (safeRealpath(userDir) ?? userDir) === (safeRealpath(commandDir) ?? commandDir);
+  where = same ? '' : ` -C ${quote(commandDir)}`;
+}
 
 export function lanesCommand(): string {
+  return `${bareCommand()}${where}`;
+}
+
+function bareCommand(): string {
   if (cached !== null) return cached;
   const bundle = process.argv[1] ? safeRealpath(process.argv[1]) : null;
   const onPath = (process.env.PATH ?? '')
@@ -38,7 +50,11 @@ const COMMANDS = 'plan|start|resume|drop|cancel|tick|status|log|wait|demo|land|c
 export function asTyped(text: string): string {
   const prefix = lanesCommand();
   if (prefix === 'lanes') return text;
-  return text.replace(new RegExp(`\\blanes (-C |${COMMANDS}\\b)`, 'g'), `${prefix} $1`);
+  // (a hint that names its folder itself, `lanes -C <dir> …`, keeps it)
+  const bare = bareCommand();
+  return text
+    .replace(/\blanes -C /g, `${bare} -C `)
+    .replace(new RegExp(`(?<![\\w/.-])lanes (${COMMANDS})\\b`, 'g'), `${prefix} $1`);
 }
 
 /** (tests) forget the cached form. */

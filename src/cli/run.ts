@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { badInput, ExitCode, isLanesError } from '../core/basics/errors.js';
 import { planCheck } from './commands/plan-check.js';
 import type { CommandContext } from './context.js';
+import { hintsRunIn } from './lanes-command.js';
 
 // The `lanes` command: global options, then one sub-command. Exit codes per DESIGN §9.
 // Commands are imported when used (plan check stays eager: it is the one whose start-up
@@ -116,6 +117,7 @@ export async function run(
   }
   const [command, ...rest] = args;
   const context: CommandContext = { ...ctx, cwd: dir };
+  hintsRunIn(cwd, dir);
   const help = command ? commandHelp(command, rest) : null;
   if (help !== null) {
     ctx.stdout(help);

@@ -46,7 +46,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s in a headless run', (signal) =
     expect(done.exitCode, stderr).toBe(3);
     expect(stderr).not.toContain('dispatch paused');
     expect(stderr).not.toContain('running QA');
-    expect(stderr).toMatch(/interrupted.*(lanes|node \S+) resume intr/);
+    expect(stderr).toMatch(/interrupted.*(lanes|node \S+)( -C \S+)? resume intr/);
     const record = readRecord(repo, 'intr')!;
     expect(record.batch_state).toBe('running');
     expect(record.children.map((c) => c.qa_failures)).toEqual([0, 0]);
@@ -59,7 +59,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s in a headless run', (signal) =
     // Stopped now: status says nobody runs it, and the command that goes on.
     const stopped = await runCli(['-C', repo, 'status']);
     expect(stopped.stdout).toContain('intr  running — stopped: no lanes process runs it');
-    expect(stopped.stdout).toMatch(/next: (lanes|node \S+) resume intr$/m);
+    expect(stopped.stdout).toMatch(/next: (lanes|node \S+)( -C \S+)? resume intr$/m);
     const journal = readFileSync(join(stateDir(repo), 'batches', 'intr.events.jsonl'), 'utf8');
     expect(journal).not.toContain('suspect-dispatch');
 

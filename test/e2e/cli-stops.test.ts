@@ -48,18 +48,20 @@ describe('why a batch stopped', () => {
     // Each park: its reason and the way on, as it happens (before the final report).
     const parked = r.stderr.split('\n').filter((l) => l.includes('→ red: '));
     expect(parked.length).toBe(1);
-    expect(parked[0]).toMatch(/(lanes|node \S+main\.js) resume stops --approve/);
+    expect(parked[0]).toMatch(/(lanes|node \S+main\.js)( -C \S+)? resume stops --approve/);
   });
 
   it('status tells a batch nobody runs from a running one and names the command that goes on', async () => {
     const repo = await makeRepo();
     writeFileSync(join(repo, '..', 'plan.yaml'), REVIEW_PLAN);
     const r = await runCli(['-C', repo, 'start', '../plan.yaml', '--yes', '--headless']);
-    expect(r.stderr).toMatch(/(lanes|main\.js) tick reviewed --review rev=approve\|reject/);
+    expect(r.stderr).toMatch(/(lanes|main\.js)( -C \S+)? tick reviewed --review rev=approve\|reject/);
     const s = await runCli(['-C', repo, 'status']);
     expect(s.exitCode).toBe(0);
     expect(s.stdout).toContain('running — stopped: no lanes process runs it');
-    expect(s.stdout).toMatch(/next: (lanes|node \S+main\.js) tick reviewed --review rev=approve\|reject/);
+    expect(s.stdout).toMatch(
+      /next: (lanes|node \S+main\.js)( -C \S+)? tick reviewed --review rev=approve\|reject/,
+    );
     expect(s.stdout).not.toContain('Act on the handoffs');
   });
 });
