@@ -2,8 +2,26 @@
 import { runCommand } from './run.js';
 
 // The bin entry: runs one command; its errors become messages and exit codes (runCommand).
+// A reader that stops early (`lanes log | head -1`) is no error: a command that only reads
+// ends there, quietly, with 0; one that runs or changes a batch goes on to its end (a batch
+// is not left half done because a pager closed), writing nowhere.
 
-process.exitCode = await runCommand(process.argv.slice(2), {
-  stdout: (text: string) => void process.stdout.write(text),
-  stderr: (text: string) => void process.stderr.write(text),
-});
+const argv = process.argv.slice(2);
+const READERS = new Set(['log', 'status', 'plan', 'wait', 'help', '--help', '-h', '--version', '-V']);
+let i = 0;
+while (argv[i] === '-C') i += 2;
+const onlyReads = READERS.has(argv[i] ?? 'help') || argv.includes('--help') || argv.includes('-h');
+const closed = new Set<NodeJS.WriteStream>();
+
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    if (onlyReads) process.exit(0);
+    closed.add(stream);
+  });
+
+const write = (stream: NodeJS.WriteStream) => (text: string) => {
+  if (!closed.has(stream)) stream.write(text);
+};
+
+process.exitCode = await runCommand(argv, { stdout: write(process.stdout), stderr: write(process.stderr) });

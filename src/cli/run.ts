@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { badInput, ExitCode, isLanesError } from '../core/basics/errors.js';
 import { planCheck } from './commands/plan-check.js';
 import type { CommandContext } from './context.js';
+import { hintsRunIn } from './lanes-command.js';
 
 // The `lanes` command: global options, then one sub-command. Exit codes per DESIGN §9.
 // Commands are imported when used (plan check stays eager: it is the one whose start-up
@@ -15,8 +16,9 @@ usage: lanes [-C <dir>] <command> [options]
 
   plan check <plan>                 validate a plan and print its waves
   start <plan> [--parallel N] [--headless] [--host NAME] [--yes] [--executor NAME]
-        [--model M] [--effort E] [--no-run]
-                                    confirm a plan and run the batch to its end
+        [--model M] [--effort E] [--no-run] [--allow-overlap]
+                                    confirm a plan and run the batch to its end (--allow-overlap:
+                                    even when its scopes may overlap a batch under way here)
   resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]
                                     go on with a stopped batch (--approve: the fresh confirmation;
                                     --budget: a larger budget.max_children, needed for budget_stopped)
@@ -30,13 +32,14 @@ usage: lanes [-C <dir>] <command> [options]
   status [<batch>] [--json]         show a batch record and its last report
   log [<batch>] [--follow] [--json] [--task <child>]
                                     show the journal (--task: a lane's events and its transcripts)
-  wait <batch> --until <state>[,<state>...] [--timeout S]
+  wait [<batch>] --until <state>[,<state>...] [--timeout S]
                                     block until the batch reaches a state (3: it stopped for a
-                                    human first; 4: it ended in another state)
-  demo [--dir <dir>] [--headless]   make a demo repo and plan (scripted executors) and run it
-  land <batch> [--into <branch>] [--merge] [--push <remote>]
+                                    human first; 4: it ended in another state; 5: --timeout ran out)
+  demo [--dir <dir>] [--headless] [--host ...]
+                                    make a demo repo and plan (scripted executors) and run it
+  land [<batch>] [--into <branch>] [--merge] [--push <remote>]
                                     move the base branch (or --into) to a completed batch's result
-  clean <batch> [--force]           remove a batch's lanes, lane branches and state (the batch branch stays)
+  clean [<batch>] [--force]         remove a batch's lanes, lane branches and state (the batch branch stays)
   hook <kind>                       (run by an agent's hook that lanes installed for its session)
 
   -C <dir>       run as if lanes was started in <dir>
@@ -44,12 +47,31 @@ usage: lanes [-C <dir>] <command> [options]
   -V, --version  the version
 
 exit codes: 0 done, 2 bad input (nothing written), 3 stopped for a human (needs_human,
-budget_stopped, dispatch paused), 4 ended otherwise (failed, rejected, cancelled), 1 unexpected error
+budget_stopped, dispatch paused, interrupted), 4 ended otherwise (failed, rejected, cancelled),
+5 wait --timeout ran out, 1 unexpected error
 
 batch states: prepared running needs_human budget_stopped | completed failed rejected cancelled (terminal)
 child states: pending lane_admitted enrolled settled lane_committed integrated released
               needs_human skipped_blocked dropped
 `;
+
+/**
+ * `lanes <command> --help` (or -h): that command's lines of the usage. Null when the
+ * arguments ask for no help (an option's value is never read as a request for help).
+ */
+function commandHelp(command: string, rest: string[]): string | null {
+  const end = rest.indexOf('--');
+  const args = end === -1 ? rest : rest.slice(0, end);
+  if (!args.includes('--help') && !args.includes('-h')) return null;
+  const name = command === 'plan' ? 'plan check' : command;
+  const lines = HELP.split('\n');
+  const first = lines.findIndex((l) => l === `  ${name}` || l.startsWith(`  ${name} `));
+  if (first === -1) return null;
+  let last = first + 1;
+  while (last < lines.length && /^ {3,}\S/.test(lines[last]!)) last++;
+  const block = lines.slice(first, last);
+  return `usage: lanes ${block.join('\n').slice(2)}\n\n(lanes --help: every command, the exit codes and the states)\n`;
+}
 
 function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -95,6 +117,12 @@ export async function run(
   }
   const [command, ...rest] = args;
   const context: CommandContext = { ...ctx, cwd: dir };
+  hintsRunIn(cwd, dir);
+  const help = command ? commandHelp(command, rest) : null;
+  if (help !== null) {
+    ctx.stdout(help);
+    return ExitCode.ok;
+  }
   switch (command) {
     case undefined:
     case '-h':

@@ -56,6 +56,12 @@ export function readLockHolder(stateDir: string, batchId: string): LockHolder | 
   }
 }
 
+/** Who runs the batch now: the lock's holder while its process is alive, else null (`lanes status`). */
+export function liveLockHolder(stateDir: string, batchId: string): LockHolder | null {
+  const holder = readLockHolder(stateDir, batchId);
+  return holder && isHolderAlive(holder) ? holder : null;
+}
+
 export async function acquireBatchLock(
   stateDir: string,
   batchId: string,

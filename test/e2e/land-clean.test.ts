@@ -204,14 +204,14 @@ describe('bad arguments to land and clean', () => {
   it('exit 2 with a message naming what is wrong, and nothing written', async () => {
     const repo = await leanRepo();
     const cases: [string[], string][] = [
-      [['land'], 'usage: lanes land <batch>'],
+      [['land'], 'lanes land: no batch in this repository'],
       [['land', 'b1', '--into=-x'], '--into "-x" is not a valid name'],
       [['land', 'b1', '--into', 'a..b'], '--into "a..b" is not a valid name'],
       [['land', 'b1', '--push', 'a b'], '--push "a b" is not a valid name'],
       [['land', 'b1', '--bogus'], "Unknown option '--bogus'"],
       [['land', 'no/such'], 'is not a valid batch id'],
       [['land', 'nosuch'], 'no batch named "nosuch"'],
-      [['clean'], 'usage: lanes clean <batch>'],
+      [['clean'], 'lanes clean: no batch in this repository'],
       [['clean', 'b1', 'extra'], 'unexpected argument "extra"'],
       [['clean', 'b1', '--force=yes'], "--force' does not take an argument"],
     ];

@@ -67,7 +67,7 @@ describe('lanes drop', () => {
     // `status` says, for the parked child, what can be done next.
     const status = await lanes(repo, 'status', 'dr');
     expect(status.stdout).toMatch(
-      /→ A: fix the lane \(.*\) and resume \(lanes resume dr --approve, or R in the TUI\), or drop it \(lanes drop dr A\)/,
+      /→ A: fix the lane \(.*\) and resume \((lanes|node \S+)( -C \S+)? resume dr --approve, or r in the TUI\), or drop it \((lanes|node \S+)( -C \S+)? drop dr A\)/,
     );
 
     // `wait` on a parked batch returns at once with 3.

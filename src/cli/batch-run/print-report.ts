@@ -3,7 +3,8 @@ import { bold, colorState, dim } from './style.js';
 
 // A report for people: the batch state, each child, the handoffs and what to do next.
 
-export function formatReport(report: Report): string {
+/** `next` replaces the report's next step (a run that stopped: the command that goes on). */
+export function formatReport(report: Report, next?: string): string {
   const lines = [
     `${bold(report.batch_id)}  ${colorState(report.batch_state)}  ${report.commits.length} integration commits`,
   ];
@@ -20,6 +21,6 @@ export function formatReport(report: Report): string {
   }
   for (const r of report.lane_refusals) lines.push(`  ✗ refused ${r.task_id} at ${r.path}: ${r.reason}`);
   if (report.reason) lines.push(`reason: ${report.reason}`);
-  lines.push(`next: ${report.next_action}`);
+  lines.push(`next: ${next ?? report.next_action}`);
   return `${lines.join('\n')}\n`;
 }

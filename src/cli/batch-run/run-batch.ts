@@ -1,6 +1,8 @@
 import { Coordinator } from '../../coordinator/loop/coordinator.js';
 import type { CoordinatorEvent, CoordinatorResult } from '../../coordinator/loop/coordinator.js';
 import { loadConfig } from '../../store/config-file.js';
+import { badInput, ExitCode } from '../../core/basics/errors.js';
+import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
 import { exitCodeForState } from '../exit-codes.js';
 import type { Approval } from '../../core/ways-out/resume.js';
 import type { Host } from '../../hosts/host.js';
@@ -12,7 +14,7 @@ import type { RepoPaths } from '../../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import type { CommandContext } from '../context.js';
-import { formatReport } from './print-report.js';
+import { printEnding } from './ending.js';
 import { progressPrinter } from './progress.js';
 
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
@@ -75,7 +77,8 @@ export interface RunOptions {
 export async function runBatch(ctx: CommandContext, options: RunOptions): Promise<number> {
   const lock =
     options.lock ?? (await acquireBatchLock(options.repo.stateDir, options.batchId, options.command));
-  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`));
+  const ports = batchPorts(options.repo, options.batchId);
+  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`), ports.store);
   let host: Host;
   try {
     host = await makeHost(options.host, (text) => onEvent({ kind: 'notice', text }), options.hosts);
@@ -87,28 +90,26 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   const coordinator = new Coordinator({
     batchId: options.batchId,
     repoRoot: options.repo.root,
-    ports: batchPorts(options.repo, options.batchId),
+    ports,
     worktrees: new LaneWorktrees(options.repo.root),
     config,
     host,
     ...(options.approval ? { approval: options.approval } : {}),
     onEvent,
   });
-  const stop = () => coordinator.stop();
+  let interrupted = false;
+  const stop = () => {
+    interrupted = true;
+    coordinator.interrupt();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
     const result = await coordinator.run();
-    ctx.stdout(formatReport(result.report));
-    if (result.paused)
-      ctx.stderr(
-        `lanes: dispatch paused (${coordinator.pauseReason}); lanes resume ${options.batchId} goes on\n`,
-      );
-    if (result.waitingForReview.length)
-      ctx.stderr(
-        `lanes: waiting for a review of ${result.waitingForReview.join(', ')}: lanes tick ${options.batchId} --review <child>=approve|reject\n`,
-      );
-    return exitCodeFor(result);
+    printEnding(ctx, { result, batchId: options.batchId, pauseReason: coordinator.pauseReason, interrupted });
+    return interrupted && !TERMINAL_BATCH_STATES.has(result.state)
+      ? ExitCode.needsHuman
+      : exitCodeFor(result);
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

@@ -17,6 +17,7 @@ import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import { landBatch } from '../../coordinator/whole-batch/land-batch.js';
 import { exitCodeForState } from '../exit-codes.js';
+import { printEnding } from './ending.js';
 import { makeHost } from './run-batch.js';
 import type { HostName } from './run-batch.js';
 import { laneDiff, laneQaLog } from '../../tui/lane-views.js';
@@ -143,6 +144,11 @@ export async function runTui(run: TuiRun): Promise<number> {
     await shellHost.dispose();
     store.dispose();
     instance.unmount();
+    // (the same summary and ways on as a headless run: the screen is gone)
+    printEnding(
+      { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) },
+      { result, batchId: run.batchId, pauseReason: coordinator.pauseReason },
+    );
     return exitCodeForState(result.state, result.paused);
   } catch (error) {
     instance.unmount();

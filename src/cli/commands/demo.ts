@@ -9,6 +9,7 @@ import { findRepo } from '../../store/state-dir.js';
 import { parseCommand } from '../args.js';
 import { createBatch, describePlan, preflight } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
+import { asTyped } from '../lanes-command.js';
 import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
 import { runTui } from '../batch-run/lazy-tui.js';
 
@@ -66,7 +67,7 @@ export async function demoCommand(ctx: CommandContext, argv: string[]): Promise<
   if (code === 3)
     ctx.stderr(
       `\nThe sqrt child is parked: its script keeps writing a wrong sqrt. Fix src/sqrt.mjs in its lane, then approve:\n` +
-        `  lanes -C ${files.repo} resume --approve\n`,
+        `  ${asTyped(`lanes -C ${files.repo} resume --approve`)}\n`,
     );
   return code;
 }

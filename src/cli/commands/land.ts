@@ -3,8 +3,8 @@ import { landBatch } from '../../coordinator/whole-batch/land-batch.js';
 import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
-
-const USAGE = 'usage: lanes land <batch> [--into <branch>] [--merge] [--push <remote>]';
+import { BatchStore } from '../../store/batch-store.js';
+import { theBatch } from './the-batch.js';
 
 /** A branch or remote name as an argument: never an option, never a NUL or a space. */
 function nameArg(option: string, value: string | undefined): string | undefined {
@@ -14,7 +14,7 @@ function nameArg(option: string, value: string | undefined): string | undefined 
   return value;
 }
 
-/** `lanes land <batch> [--into <branch>] [--merge] [--push <remote>]` */
+/** `lanes land [<batch>] [--into <branch>] [--merge] [--push <remote>]` */
 export async function landCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'land',
@@ -22,11 +22,10 @@ export async function landCommand(ctx: CommandContext, argv: string[]): Promise<
     { into: { type: 'string' }, merge: { type: 'boolean' }, push: { type: 'string' } },
     1,
   );
-  const batchId = batchIdArg('land', positionals[0]);
-  if (!batchId) throw badInput('usage', USAGE);
   const into = nameArg('into', values.into);
   const push = nameArg('push', values.push);
   const repo = await findRepo(ctx.cwd);
+  const batchId = batchIdArg('land', positionals[0]) ?? theBatch(new BatchStore(repo.stateDir), 'land');
   const summary = await landBatch(repo, batchId, {
     ...(into ? { into } : {}),
     ...(push ? { push } : {}),

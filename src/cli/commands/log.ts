@@ -11,7 +11,7 @@ import { findRepo } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { dim } from '../batch-run/style.js';
-import { defaultBatch } from './resume.js';
+import { theBatch } from './the-batch.js';
 
 function formatEntry(e: JournalEntry): string {
   const { ts, batch: _batch, event, task, ...rest } = e;
@@ -47,9 +47,7 @@ export async function logCommand(ctx: CommandContext, argv: string[]): Promise<n
     throw badInput('usage', 'lanes log: --json prints one document and cannot --follow');
   const repo = await findRepo(ctx.cwd);
   const store = new BatchStore(repo.stateDir);
-  const batchId =
-    batchIdArg('log', positionals[0]) ??
-    (store.list().length === 1 ? store.list()[0]! : defaultBatch(store, 'log'));
+  const batchId = batchIdArg('log', positionals[0]) ?? theBatch(store, 'log');
   if (store.read(batchId) === null) throw badInput('state_missing', `no batch named "${batchId}"`);
   const path = store.paths(batchId).journal;
   const journal = new Journal(repo.stateDir, path, batchId);

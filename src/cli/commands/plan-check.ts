@@ -9,6 +9,7 @@ import { loadPlan } from '../../store/plan-file.js';
 import { computeWaves } from '../../core/plan/waves.js';
 import { readLaneDirectives } from '../../store/lane-directives-file.js';
 import { parseCommand } from '../args.js';
+import { count } from '../plural.js';
 import { bold, dim } from '../batch-run/style.js';
 import type { CommandContext } from '../context.js';
 
@@ -26,9 +27,9 @@ export function planCheck(ctx: CommandContext, argv: string[]): number {
   const waves = computeWaves(plan.children, settings.maxParallel);
   const out: string[] = [];
   out.push(
-    `${bold(`plan ${plan.batch}`)}: ${plan.children.length} children in ${waves.length} waves, ` +
-      `max_parallel ${settings.maxParallel}, budget ${settings.budget.max_children} children / ` +
-      `${settings.budget.qa_failure_limit} QA failures`,
+    `${bold(`plan ${plan.batch}`)}: ${count(plan.children.length, 'child', 'children')} in ${count(waves.length, 'wave')}, ` +
+      `max_parallel ${settings.maxParallel}, budget ${count(settings.budget.max_children, 'child', 'children')} / ` +
+      count(settings.budget.qa_failure_limit, 'QA failure'),
   );
   out.push(dim(`base ${plan.base}, digest ${planDigest(plan)}`));
   waves.forEach((wave, i) => {

@@ -14,7 +14,7 @@ import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batc
 import { runTui } from '../batch-run/lazy-tui.js';
 import { HOSTS } from '../../hosts/hosts.js';
 
-const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--executor NAME] [--model M] [--effort E] [--no-run]`;
+const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
 
 /** `lanes start <plan>`: confirm the plan, create the batch, and run it (or, with --no-run, print the first report). */
 export async function startCommand(ctx: CommandContext, argv: string[]): Promise<number> {
@@ -26,6 +26,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       headless: { type: 'boolean' },
       host: { type: 'string' },
       yes: { type: 'boolean', short: 'y' },
+      'allow-overlap': { type: 'boolean' },
       executor: { type: 'string' },
       model: { type: 'string' },
       effort: { type: 'string' },
@@ -47,7 +48,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
     repo,
     plan,
     { ...preferences, ...(parallel !== undefined ? { parallel } : {}) },
-    { checkPrograms: !values['no-run'] },
+    { checkPrograms: !values['no-run'], allowOverlap: values['allow-overlap'] ?? false },
   );
   const command = ['lanes', 'start', ...argv].join(' ');
   if (drawsTui(values.headless) && !values['no-run'] && !values.json) {

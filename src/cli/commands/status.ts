@@ -1,10 +1,13 @@
 import { badInput } from '../../core/basics/errors.js';
-import { childAdvice } from '../../core/ways-out/next-steps.js';
+import { childAdvice, stoppedNextStep } from '../../core/ways-out/next-steps.js';
 import type { BatchRecord } from '../../core/records/record.js';
 import { INTEGRATED_STATES } from '../../core/records/record.js';
 import type { Report } from '../../core/records/report.js';
 import { BatchStore } from '../../store/batch-store.js';
 import { findRepo } from '../../store/state-dir.js';
+import { liveLockHolder } from '../../store/lock.js';
+import type { LockHolder } from '../../store/lock.js';
+import { asTyped } from '../lanes-command.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { bold, colorState, dim } from '../batch-run/style.js';
@@ -27,7 +30,7 @@ export async function status(ctx: CommandContext, argv: string[]): Promise<numbe
     const record = store.read(id) as BatchRecord;
     const report = store.readReport(id);
     if (values.json) ctx.stdout(`${JSON.stringify({ record, report })}\n`);
-    else ctx.stdout(describeBatch(record, report));
+    else ctx.stdout(asTyped(describeBatch(record, report, liveLockHolder(repo.stateDir, id))));
     return 0;
   }
   const all = ids.map((id) => ({ record: store.read(id) as BatchRecord, report: store.readReport(id) }));
@@ -37,13 +40,32 @@ export async function status(ctx: CommandContext, argv: string[]): Promise<numbe
   return 0;
 }
 
-function summaryLine(record: BatchRecord): string {
+function summaryLine(record: BatchRecord, runner?: string): string {
   const done = record.children.filter((c) => INTEGRATED_STATES.has(c.state)).length;
-  return `${bold(record.batch_id)}  ${colorState(record.batch_state)}  ${done}/${record.children.length} integrated  ${dim(`updated ${record.updated_at}`)}`;
+  return `${bold(record.batch_id)}  ${colorState(record.batch_state)}${runner ?? ''}  ${done}/${record.children.length} integrated  ${dim(`updated ${record.updated_at}`)}`;
 }
 
-function describeBatch(record: BatchRecord, report: Report | null): string {
-  const lines = [summaryLine(record), dim(`branch ${record.branch} from ${record.base_head.slice(0, 12)}`)];
+/**
+ * A batch that is not terminal is run by the process holding its lock, or by nobody
+ * (after \`q\`, Ctrl-C, kill -9, or a headless run that left a review waiting): said
+ * beside the state, and the next step is then the command that goes on.
+ */
+function runnerNote(record: BatchRecord, holder: LockHolder | null): { note: string; next: string | null } {
+  const open = record.batch_state === 'running' || record.batch_state === 'prepared';
+  if (holder)
+    return {
+      note: ` — run by pid ${holder.pid} (${holder.command}) since ${holder.acquired_at}`,
+      next: null,
+    };
+  return open ? { note: ' — stopped: no lanes process runs it', next: null } : { note: '', next: null };
+}
+
+function describeBatch(record: BatchRecord, report: Report | null, holder: LockHolder | null): string {
+  const { note } = runnerNote(record, holder);
+  const lines = [
+    summaryLine(record, note),
+    dim(`branch ${record.branch} from ${record.base_head.slice(0, 12)}`),
+  ];
   const width = Math.max(...record.children.map((c) => c.task_id.length));
   for (const child of record.children) {
     const extra = [
@@ -62,6 +84,15 @@ function describeBatch(record: BatchRecord, report: Report | null): string {
     lines.push(
       `final verification: ${fv.phase}${fv.failing.length ? ` (red: ${fv.failing.join(', ')}; commits ${fv.good + 1}..${fv.bad} left)` : ''}, ${fv.runs} run${fv.runs === 1 ? '' : 's'}`,
     );
-  if (report) lines.push(`next: ${report.next_action}`);
+  const reviewing = (report?.handoffs ?? [])
+    .filter((h) => h.action === 'executor' && h.next_obligation === 'review')
+    .map((h) => h.task_id);
+  const stopped = holder ? null : stoppedNextStep(record, reviewing);
+  if (holder && (record.batch_state === 'running' || record.batch_state === 'prepared'))
+    lines.push(
+      `next: wait for it (lanes log ${record.batch_id} --follow), or lanes cancel ${record.batch_id}`,
+    );
+  else if (stopped) lines.push(`next: ${stopped}`);
+  else if (report) lines.push(`next: ${report.next_action}`);
   return `${lines.join('\n')}\n`;
 }

@@ -9,6 +9,8 @@ import { PAUSED_NEXT_ACTION } from '../../core/tick/report-builder.js';
 import { waitVerdict } from '../../core/ways-out/wait-verdict.js';
 import { readLockHolder } from '../../store/lock.js';
 import { isSameProcessAlive } from '../../process/process-info.js';
+import { WAIT_TIMED_OUT } from '../exit-codes.js';
+import { theBatch } from './the-batch.js';
 
 const POLL_MS = 200;
 
@@ -29,9 +31,8 @@ export async function waitCommand(ctx: CommandContext, argv: string[]): Promise<
     { until: { type: 'string' }, timeout: { type: 'string' } },
     1,
   );
-  const batchId = batchIdArg('wait', positionals[0]);
-  if (!batchId || !values.until)
-    throw badInput('usage', 'usage: lanes wait <batch> --until <state>[,<state>...] [--timeout S]');
+  if (!values.until)
+    throw badInput('usage', 'usage: lanes wait [<batch>] --until <state>[,<state>...] [--timeout S]');
   const wanted = values.until.split(',').map((s) => s.trim());
   for (const s of wanted)
     if (!(BATCH_STATES as readonly string[]).includes(s))
@@ -42,6 +43,7 @@ export async function waitCommand(ctx: CommandContext, argv: string[]): Promise<
   const timeoutS = positiveIntArg('wait', 'timeout', values.timeout);
   const repo = await findRepo(ctx.cwd);
   const store = new BatchStore(repo.stateDir);
+  const batchId = batchIdArg('wait', positionals[0]) ?? theBatch(store, 'wait');
   if (store.read(batchId) === null) throw badInput('state_missing', `no batch named "${batchId}"`);
   const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Infinity;
   for (;;) {
@@ -59,7 +61,7 @@ export async function waitCommand(ctx: CommandContext, argv: string[]): Promise<
     }
     if (Date.now() >= deadline) {
       ctx.stderr(`lanes wait: ${batchId} is still ${state} after ${timeoutS} s\n`);
-      return ExitCode.unexpected;
+      return WAIT_TIMED_OUT;
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -12,11 +12,14 @@ import { planWithPreferences } from '../../core/settings/preferences.js';
 import { computeWaves } from '../../core/plan/waves.js';
 import { gitVersion, resolveCommit, updateRef } from '../../git/runner/commits.js';
 import { listWorktrees } from '../../git/worktree/worktrees.js';
+import { git, splitNul } from '../../git/runner/git.js';
+import { refuseOverlaps } from './overlap.js';
 import { BatchFiles } from '../../store/batch-files.js';
 import { readStateFlush } from '../../store/durability.js';
 import { readLaneDirectives } from '../../store/lane-directives-file.js';
 import type { RepoPaths } from '../../store/state-dir.js';
 import { checkExecutorPrograms } from './executor-preflight.js';
+import { count } from '../plural.js';
 import { describePreferences } from './describe-preferences.js';
 
 // Confirming a plan: preflight, the user's yes, then the batch branch, the confirmed plan
@@ -38,6 +41,8 @@ export interface Preflight {
   baseHead: string;
   settings: BatchSettings;
   config: Config;
+  /** Paths with uncommitted changes in the checkout: the batch starts from a commit, without them. */
+  uncommitted: string[];
 }
 
 export async function preflight(
@@ -45,7 +50,7 @@ export async function preflight(
   plan: Plan,
   overrides: SettingsOverrides,
   /** Whether executors will start (not with `--no-run`): then their programs must exist. */
-  options: { checkPrograms?: boolean } = {},
+  options: { checkPrograms?: boolean; allowOverlap?: boolean } = {},
 ): Promise<Preflight> {
   const branch = batchBranch(plan.batch);
   // The git reads side by side (the version is checked first, before any answer is used).
@@ -55,6 +60,7 @@ export async function preflight(
     resolveCommit(repo.root, `refs/heads/${branch}`),
     listWorktrees(repo.root),
     readStateFlush(repo.stateDir), // (the batch's first write is moments away)
+    uncommittedPaths(repo.root),
   ] as const;
   for (const read of reads) read.catch(() => {}); // (each is awaited below, in turn)
   await reads[0];
@@ -70,6 +76,7 @@ export async function preflight(
       `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`,
       2,
     );
+  if (!options.allowOverlap) refuseOverlaps(repo, plan);
   if (!baseHead)
     throw badInput('preflight_failed', `base "${plan.base}" does not name a commit in ${repo.root}`);
   // A branch at the base with no record is what a start interrupted after creating it leaves.
@@ -86,19 +93,41 @@ export async function preflight(
       `batch_branch_checked_out: ${branch} is checked out in ${checkedOut[0]!.path}`,
       2,
     );
-  return { baseHead, settings, config };
+  return { baseHead, settings, config, uncommitted: await reads[5] };
 }
+
+/** `git status` of the checkout, one path a change (untracked files too, ignored ones not). */
+async function uncommittedPaths(root: string): Promise<string[]> {
+  const out = await git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
+  const paths: string[] = [];
+  const entries = splitNul(out.stdout);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    paths.push(entry.slice(3));
+    if (entry[0] === 'R' || entry[0] === 'C') i++; // (a rename's source path follows)
+  }
+  return paths;
+}
+
+const LISTED = 5;
 
 export function describePlan(plan: Plan, p: Preflight): string {
   const waves = computeWaves(plan.children, p.settings.maxParallel);
   const lines = [
-    `batch ${plan.batch}: ${plan.children.length} children in ${waves.length} waves from ${plan.base} (${p.baseHead.slice(0, 12)})`,
-    `max_parallel ${p.settings.maxParallel} (${p.settings.preferences.maxParallel.label}), budget ${p.settings.budget.max_children} children / ${p.settings.budget.qa_failure_limit} QA failures`,
+    `batch ${plan.batch}: ${count(plan.children.length, 'child', 'children')} in ${count(waves.length, 'wave')} from ${plan.base} (${p.baseHead.slice(0, 12)})`,
+    `max_parallel ${p.settings.maxParallel} (${p.settings.preferences.maxParallel.label}), budget ${count(p.settings.budget.max_children, 'child', 'children')} / ${count(p.settings.budget.qa_failure_limit, 'QA failure')}`,
     ...waves.map(
       (w, i) => `  wave ${i + 1}: ${w.map((c) => `${c.id} (${p.settings.executors[c.id]})`).join(', ')}`,
     ),
     ...describePreferences(plan, p.settings.preferences, p.config),
     ...(plan.final_checks ? [`final checks: ${plan.final_checks.map((c) => c.id).join(', ')}`] : []),
+    ...(p.uncommitted.length
+      ? [
+          `note: ${count(p.uncommitted.length, 'uncommitted change')} in the checkout ${p.uncommitted.length === 1 ? 'is' : 'are'} not in the batch ` +
+            `(it starts from ${p.baseHead.slice(0, 12)}): ${p.uncommitted.slice(0, LISTED).join(', ')}` +
+            `${p.uncommitted.length > LISTED ? ', …' : ''}; commit ${p.uncommitted.length === 1 ? 'it' : 'them'} first to include ${p.uncommitted.length === 1 ? 'it' : 'them'}`,
+        ]
+      : []),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import type { ChildRecord } from '../../core/records/record.js';
-import { agentOf, promptPatternsOf } from '../../agents/agents.js';
+import { agentOf } from '../../agents/agents.js';
 import type { Config } from '../../core/settings/config.js';
 import { nextExecutorStep } from '../../core/rules/executor-step.js';
 import type { KernelRecord } from '../../core/records/kernel.js';
@@ -9,21 +9,22 @@ import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { WorktreePort } from '../../core/ports/worktree-port.js';
 import type { HandoffOf } from '../../core/records/report.js';
 import type { InFlight } from '../../core/tick/tick-input.js';
-import type { ExecutorProfile } from '../../core/settings/config.js';
 import { readExitStatus } from '../../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../../hosts/host.js';
 import { crashPoint } from '../../process/crash-points.js';
 import { launchAttempt, learnSessionId } from './launch/index.js';
 import { AgentTurns } from '../turns/agent-turns.js';
-import { closeLive } from '../turns/session-close.js';
+import { SessionClosing } from './session-closing.js';
 import { ExecutorExits } from './executor-exit.js';
 import { ExecutorProfiles } from './executor-profiles.js';
 import { Reattach } from './reattach.js';
 import type { Live, RunnerEvents } from './live.js';
 import { ExitQueue } from './exit-queue.js';
 import { HeldFailure } from '../lanes/held-failure.js';
-import { LaneWatch } from './lane-watch.js';
+import type { LaneWatch } from './lane-watch.js';
+import { runnerWatch } from './runner-watch.js';
 import { stopRecordedExecutor, stopSession } from './stop-executors.js';
+import { interruptExecutors } from './interrupt.js';
 
 // The parent's executor side: one executor per executor handoff that has none running,
 // its exit recorded for the next tick, and an executor from before a restart found again
@@ -55,7 +56,17 @@ export class ExecutorRunner {
   private readonly profiles: ExecutorProfiles;
   private readonly exits: ExecutorExits;
   /** Sessions being closed (close-session effects). */
-  private readonly closing = new Set<Promise<void>>();
+  private readonly closing = new SessionClosing(() => ({
+    live: this.live,
+    store: this.store,
+    clock: this.options.clock,
+    quitKeysOf: (task: string) =>
+      this.host.capabilities.agents === 'headless' ? null : agentOf(this.profiles.of(task).profile).quitKeys,
+    forget: (task: string) => {
+      this.watch.forget(task);
+      this.turns.forget(task);
+    },
+  }));
   /** Attempts from before a restart, found again (reattach.ts). */
   private readonly reattach: Reattach;
   private readonly hookArgv: readonly string[];
@@ -102,7 +113,7 @@ export class ExecutorRunner {
     });
     this.turns = new AgentTurns(store, {
       sessionOf: (task) => this.sessionOf(task),
-      agentOf: (task) => agentOf(this.profileOf(task).profile),
+      agentOf: (task) => agentOf(this.profiles.of(task).profile),
       turnEnded: (notice) => {
         this.queue.pushTurnEnd(notice);
         this.events.wake();
@@ -110,17 +121,10 @@ export class ExecutorRunner {
       waiting: (task) => this.watch.markWaiting(task),
       clock: this.options.clock,
     });
-    this.watch = new LaneWatch({
-      scopeOf: (task) => this.plan.children.find((c) => c.id === task)?.scope ?? ['**'],
-      promptPatternsOf: (task) => promptPatternsOf(this.profileOf(task).profile),
-      animated: (task) => agentOf(this.profileOf(task).profile).name !== 'command',
-      stallTimeoutMs: config.stall_timeout_ms,
-      clock: this.options.clock,
-      worktrees: options.worktrees,
-      onChange: (task, health, what) => {
-        if (what === 'stalled') this.store.journal('stalled', { task, quiet_ms: config.stall_timeout_ms });
-        this.events.health(task, health, what);
-      },
+    this.watch = runnerWatch({
+      ...{ config, store, clock: options.clock, worktrees: options.worktrees, health: events.health },
+      plan: () => this.plan,
+      profileOf: (task) => this.profiles.of(task),
     });
   }
 
@@ -139,12 +143,9 @@ export class ExecutorRunner {
     return this.live.get(task)?.session ?? null;
   }
 
-  private profileOf(task: string): { name: string; profile: ExecutorProfile } {
-    return this.profiles.of(task);
-  }
-
   /** Acts on an executor handoff. Returns true when an exit was queued (the loop should tick again). */
   async ensure(h: ExecutorHandoff): Promise<boolean> {
+    if (this.interrupting) return false; // (the user interrupted the run: nothing starts)
     const child = this.plan.children.find((c) => c.id === h.task_id);
     const read = this.store.readKernel(h.task_id);
     let kernel = read.kind === 'ok' ? read.record : null;
@@ -184,7 +185,7 @@ export class ExecutorRunner {
     kernel: KernelRecord,
     live: Live,
   ): Promise<void> {
-    const { name, profile } = this.profileOf(h.task_id);
+    const { name, profile } = this.profiles.of(h.task_id);
     const agent = agentOf(profile);
     const { batchId, store, host, turns, hookArgv, options } = this;
     const ctx = { batchId, store, host, turns, hookArgv, clock: options.clock };
@@ -229,6 +230,7 @@ export class ExecutorRunner {
 
   private async onExit(h: ExecutorHandoff, live: Live, exit: ExitInfo): Promise<void> {
     if (live.closing) return; // closed by lanes after its work was integrated (closeSession)
+    if (this.interrupting) return; // (the user's interrupt: see interrupt)
     this.watch.forget(h.task_id);
     this.turns.forget(h.task_id);
     const ended = {
@@ -262,32 +264,30 @@ export class ExecutorRunner {
 
   /** Carries out a close-session effect beside the loop (sessionsClosed waits for it). */
   closeSession(task: string): void {
-    const ctx = {
-      live: this.live,
-      store: this.store,
-      clock: this.options.clock,
-      quitKeysOf: (task: string) =>
-        this.host.capabilities.agents === 'headless' ? null : agentOf(this.profileOf(task).profile).quitKeys,
-      forget: (task: string) => {
-        this.watch.forget(task);
-        this.turns.forget(task);
-      },
-    };
-    const closing: Promise<void> = closeLive(ctx, task).finally(() => this.closing.delete(closing));
-    this.closing.add(closing);
+    this.closing.close(task);
   }
 
   /** Resolves once no session is being closed. */
-  async sessionsClosed(): Promise<void> {
-    await Promise.all([...this.closing]);
+  sessionsClosed(): Promise<void> {
+    return this.closing.settled();
   }
 
   async dispose(): Promise<void> {
     await this.launched();
+    await this.interrupting;
     await this.queue.ended();
     await this.sessionsClosed();
     this.throwFailure(); // (one the loop did not meet before it ended)
     await this.turns.close();
+  }
+
+  private interrupting: Promise<unknown> | null = null;
+
+  /** The user's interrupt (Ctrl-C, SIGTERM): every executor stopped, nothing counted (interrupt.ts). */
+  interrupt(): Promise<unknown> {
+    const { live, store, watch, turns } = this;
+    this.interrupting ??= interruptExecutors({ live, store, watch, turns, clock: this.options.clock });
+    return this.interrupting;
   }
 
   killAll(): void {

@@ -185,6 +185,10 @@ export class Coordinator {
     this.stopping = true;
     this.signal();
   }
+  /** The user's interrupt (Ctrl-C, SIGTERM): executors stopped without counting their ends, then stop. */
+  interrupt(): void {
+    void this.runner.interrupt().finally(() => this.stop());
+  }
   async run(): Promise<CoordinatorResult> {
     await reportUnknownWorktrees({
       lanesRoot: dirname(this.steward.lanePath('x')),

@@ -102,7 +102,9 @@ export function parsePlanText(text: string, source: string, yaml: YamlParser | n
   // reportInput: the messages say what was found ("expected string, got number"), and
   // without it zod leaves `input` out, so every wrong type would read as "required".
   const parsed = planSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw planError(source, planIssueLines(parsed.error, raw));
+  // (the problems of ids and references are said with the schema's, not after they are mended)
+  if (!parsed.success)
+    throw planError(source, [...planIssueLines(parsed.error, raw), ...referenceProblems(looseChildren(raw))]);
   const problems = [...referenceProblems(parsed.data), ...cycleProblems(parsed.data)];
   if (problems.length > 0) throw planError(source, problems);
   return parsed.data;
@@ -182,11 +184,28 @@ function decodePlan(text: string, source: string, yaml: YamlParser | null): unkn
   }
 }
 
-function referenceProblems(plan: Plan): string[] {
+const UNREAD = '\0';
+
+/** What a plan that failed its schema says of ids and references, read as far as it can be. */
+function looseChildren(raw: unknown): Pick<Plan, 'children' | 'final_checks'> {
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const field = (value: unknown, key: string): unknown =>
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  const str = (value: unknown): string => (typeof value === 'string' ? value : UNREAD);
+  const children = list(field(raw, 'children')).map((c) => ({
+    id: str(field(c, 'id')),
+    blocked_by: list(field(c, 'blocked_by')).filter((d): d is string => typeof d === 'string'),
+    acceptance: list(field(c, 'acceptance')).map((a) => ({ id: str(field(a, 'id')) })),
+  }));
+  return { children: children as unknown as Plan['children'] };
+}
+
+function referenceProblems(plan: Pick<Plan, 'children' | 'final_checks'>): string[] {
   const problems: string[] = [];
   const firstIndex = new Map<string, number>();
   plan.children.forEach((child, i) => {
     const seen = firstIndex.get(child.id);
+    if (child.id === UNREAD) return; // (an id the schema refused: said there)
     if (seen !== undefined)
       problems.push(`children[${i}].id: duplicate child id "${child.id}" (also children[${seen}])`);
     else firstIndex.set(child.id, i);
@@ -202,7 +221,7 @@ function referenceProblems(plan: Plan): string[] {
     });
     const checkIds = new Set<string>();
     child.acceptance.forEach((check, j) => {
-      if (checkIds.has(check.id))
+      if (checkIds.has(check.id) && check.id !== UNREAD)
         problems.push(
           `children[${i}].acceptance[${j}].id: duplicate check id "${check.id}" in child "${child.id}"`,
         );

@@ -11,7 +11,7 @@ export function childAdvice(record: BatchRecord, child: ChildRecord): string {
   const resolve = conflictPathsOf(child.reason)
     ? `resolve the conflict markers in ${child.lane?.path ?? 'the lane'}, then resume`
     : fix;
-  return `${child.task_id}: ${resolve} (lanes resume ${id} --approve, or R in the TUI), or drop it (lanes drop ${id} ${child.task_id})`;
+  return `${child.task_id}: ${resolve} (lanes resume ${id} --approve, or r in the TUI), or drop it (lanes drop ${id} ${child.task_id})`;
 }
 
 export function parkedAdvice(record: BatchRecord): string {
@@ -19,4 +19,24 @@ export function parkedAdvice(record: BatchRecord): string {
   if (parked.length === 0)
     return `Nothing is parked; go on with lanes resume ${record.batch_id} --approve, or end it with lanes cancel ${record.batch_id}.`;
   return `${parked.map((c) => childAdvice(record, c)).join('; ')}; or end the batch: lanes cancel ${record.batch_id}.`;
+}
+
+/** The command that gives a human review verdict on a child waiting for one. */
+export function reviewCommand(batchId: string, task: string): string {
+  return `lanes tick ${batchId} --review ${task}=approve|reject`;
+}
+
+/**
+ * The way on for a batch that is not terminal and that no lanes process runs (after `q`,
+ * Ctrl-C, kill -9, or a headless run that left a review waiting): the reviews it waits
+ * for, else the resume that goes on. Null when the report's own next step stands.
+ */
+export function stoppedNextStep(
+  record: Pick<BatchRecord, 'batch_id' | 'batch_state'>,
+  reviewing: readonly string[],
+): string | null {
+  const id = record.batch_id;
+  if (record.batch_state !== 'running' && record.batch_state !== 'prepared') return null;
+  if (reviewing.length) return reviewing.map((task) => reviewCommand(id, task)).join('; ');
+  return `lanes resume ${id}`;
 }

@@ -46,14 +46,14 @@ describe('exit 1: an unexpected error', () => {
     expect(await integratedTasks(repo, `${record.base_head}..batch/unx`)).toEqual(['A', 'B']);
   }, 120_000);
 
-  it('lanes wait that times out: exit 1', async () => {
+  it('lanes wait that times out: exit 5, its own code', async () => {
     const repo = await leanRepo();
     const plan = writePlan({ batch: 'idle', executor: 'script', children: [fileChild('A')] });
     expect(
       (await lanesInProcess(['-C', repo, 'start', plan, '--yes', '--no-run', '--headless'])).exitCode,
     ).toBe(0);
     const r = await lanesInProcess(['-C', repo, 'wait', 'idle', '--until', 'completed', '--timeout', '1']);
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(5);
     expect(r.stderr).toContain('still prepared after 1 s');
   });
 });
