@@ -1,7 +1,7 @@
 import { Coordinator } from '../../coordinator/loop/coordinator.js';
 import type { CoordinatorEvent, CoordinatorResult } from '../../coordinator/loop/coordinator.js';
 import { loadConfig } from '../../store/config-file.js';
-import { badInput, ExitCode } from '../../core/basics/errors.js';
+import { ExitCode } from '../../core/basics/errors.js';
 import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
 import { exitCodeForState } from '../exit-codes.js';
 import type { Approval } from '../../core/ways-out/resume.js';
