@@ -1,8 +1,13 @@
 import { Box, Text } from 'ink';
+import { useRef } from 'react';
+import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
 import { formatElapsed, stateColor } from './theme.js';
 
-export const LANE_LIST_WIDTH = 44;
+/** The list's width: 44 columns from 96 up, less in a narrower terminal (80 → 28), the pane keeping ≥ 51. */
+export function laneListWidth(columns: number): number {
+  return Math.max(28, Math.min(44, columns - 52));
+}
 
 function healthTag(row: LaneRow): { text: string; color: string } | null {
   if (row.reviewPending) return { text: 'review', color: 'magenta' };
@@ -23,12 +28,39 @@ export function waysOn(reason: string | null): string {
   return `${fix}, then r resume or R retry; D drops it`;
 }
 
-/** Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected lane's reason. */
-export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: number; now: number }) {
+/**
+ * Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected
+ * lane's reason. More lanes than rows: a window of consecutive lanes that follows the
+ * selection (src/tui/list-window.ts), with how many are above and below it.
+ */
+export function LaneList({
+  rows,
+  selected,
+  now,
+  width,
+  height,
+}: {
+  rows: LaneRow[];
+  selected: number;
+  now: number;
+  width: number;
+  height: number;
+}) {
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
+  const current = rows[selected];
+  const extra = (current?.reason ? 1 : 0) + (current?.state === 'needs_human' ? 1 : 0);
+  const top = useRef(0);
+  const win = listWindow(rows.length, selected, height - extra, top.current);
+  top.current = win.start;
   return (
-    <Box flexDirection="column" width={LANE_LIST_WIDTH}>
-      {rows.map((row, i) => {
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {win.scrolled ? (
+        <Text dimColor wrap="truncate">
+          {win.start > 0 ? `  ↑ ${win.start} more` : ' '}
+        </Text>
+      ) : null}
+      {rows.slice(win.start, win.end).map((row, j) => {
+        const i = win.start + j;
         const tag = healthTag(row);
         return (
           <Box key={row.taskId} flexDirection="column">
@@ -58,6 +90,11 @@ export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: n
           </Box>
         );
       })}
+      {win.scrolled ? (
+        <Text dimColor wrap="truncate">
+          {win.end < rows.length ? `  ↓ ${rows.length - win.end} more` : ' '}
+        </Text>
+      ) : null}
     </Box>
   );
 }
