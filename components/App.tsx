@@ -222,7 +222,15 @@ export function App({ store, actions, confirmLines }: AppProps) {
   );
 
   if (confirmLines)
-    return <ConfirmScreen lines={confirmLines} onAnswer={actions.confirm} active={interactive} />;
+    return (
+      <ConfirmScreen
+        lines={confirmLines}
+        onAnswer={actions.confirm}
+        active={interactive}
+        columns={size.columns}
+        rows={size.rows}
+      />
+    );
   if (!snapshot) return <Text>starting…</Text>;
 
   const commands = availableCommands(snapshot.batchState, current, session !== null);

@@ -47,6 +47,8 @@ export function LaneList({
   height: number;
 }) {
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
+  // The states' column as wide as the longest state shown, so a narrow list keeps the tag.
+  const stateWidth = Math.max(...rows.map((r) => r.state.length), 8) + 1;
   const current = rows[selected];
   const extra = (current?.reason ? 1 : 0) + (current?.state === 'needs_human' ? 1 : 0);
   const top = useRef(0);
@@ -67,7 +69,7 @@ export function LaneList({
             <Text wrap="truncate">
               <Text color={i === selected ? 'blueBright' : undefined}>{i === selected ? '›' : ' '} </Text>
               <Text bold={i === selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
-              <Text color={stateColor(row.state)}>{row.state.padEnd(15)}</Text>
+              <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
               {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
               {tag ? <Text color={tag.color}>{tag.text}</Text> : null}
               <Text dimColor>

@@ -164,3 +164,22 @@ describe('enter on a lane whose executor exited', () => {
     expect(plain(frame)).not.toContain('attached');
   });
 });
+
+describe('the confirmation of a long plan at 80×24', () => {
+  it('keeps its keys on the screen and says how many lines are left out', async () => {
+    const lines = [
+      'batch many: 100 children in 34 waves from HEAD (0123456789ab)',
+      ...Array.from(
+        { length: 34 },
+        (_, i) => `  wave ${i + 1}: L${i * 3 + 1} (script), L${i * 3 + 2} (script)`,
+      ),
+    ];
+    const ui = render(<App store={null} actions={recordingActions()} confirmLines={lines} />);
+    await at(ui, 80, 24);
+    const frame = await waitForFrame(ui.lastFrame, /more lines/);
+    expect(lines.length).toBeGreaterThan(24);
+    expect(frame).toMatch(/… \d+ more lines \(lanes plan check <plan> prints them all\)/);
+    expect(frame).toMatch(/y start n cancel/);
+    expect(frame.split('\n').length).toBeLessThanOrEqual(22);
+  });
+});
