@@ -46,7 +46,7 @@ function noteStates(screen: string): void {
  */
 function isWhole(screen: string): boolean {
   if (screen.includes('Start this batch?')) return /y start n cancel[^\n]*\n╰/.test(screen);
-  if (screen.startsWith('lanes · ')) return /^j\/k select[^\n]* q quit$/m.test(screen);
+  if (screen.startsWith('lanes · ')) return /^(j\/k select[^\n]* q quit|ctrl-g detach)$/m.test(screen);
   return true;
 }
 
