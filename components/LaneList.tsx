@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import { useRef } from 'react';
+import { wrapText } from '../src/tui/fit.js';
 import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
 import { formatElapsed, stateColor } from './theme.js';
@@ -50,7 +51,12 @@ export function LaneList({
   // The states' column as wide as the longest state shown, so a narrow list keeps the tag.
   const stateWidth = Math.max(...rows.map((r) => r.state.length), 8) + 1;
   const current = rows[selected];
-  const extra = (current?.reason ? 1 : 0) + (current?.state === 'needs_human' ? 1 : 0);
+  // The selected lane's reason and ways on, wrapped to the list (three rows each at most):
+  // the keys they name are not cut in a narrow list.
+  const wrap = (text: string) => wrapText(text, width - 3).slice(0, 3);
+  const reasonLines = current?.reason ? wrap(current.reason) : [];
+  const wayLines = current?.state === 'needs_human' ? wrap(waysOn(current.reason)) : [];
+  const extra = reasonLines.length + wayLines.length;
   const top = useRef(0);
   const win = listWindow(rows.length, selected, height - extra, top.current);
   top.current = win.start;
@@ -77,18 +83,22 @@ export function LaneList({
                 {row.qaFailures ? ` qa✗${row.qaFailures}` : ''} {elapsed(row, now)}
               </Text>
             </Text>
-            {row.reason && i === selected ? (
-              <Text color="yellow" wrap="truncate-end">
-                {'   '}
-                {row.reason}
-              </Text>
-            ) : null}
-            {row.state === 'needs_human' && i === selected ? (
-              <Text dimColor wrap="truncate-end">
-                {'   '}
-                {waysOn(row.reason)}
-              </Text>
-            ) : null}
+            {i === selected
+              ? reasonLines.map((line, k) => (
+                  <Text key={`r${k}`} color="yellow" wrap="truncate-end">
+                    {'   '}
+                    {line}
+                  </Text>
+                ))
+              : null}
+            {i === selected
+              ? wayLines.map((line, k) => (
+                  <Text key={`w${k}`} dimColor wrap="truncate-end">
+                    {'   '}
+                    {line}
+                  </Text>
+                ))
+              : null}
           </Box>
         );
       })}

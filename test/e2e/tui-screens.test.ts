@@ -50,6 +50,12 @@ function checkScreens(shots: Shots, cols: number, rows: number) {
   }))
     for (const key of [...keys, '? keys', 'q quit']) expect(keyBar(shots[name]!), name).toContain(key);
   expect(keyBar(shots.attached!)).toBe('ctrl-g detach');
+  // The parked lane's reason and ways on, wrapped in the list, not cut.
+  const parkedList = linesOf(shots.parked!)
+    .map((l) => [...l].slice(0, listWidth).join('').trim())
+    .join(' ');
+  expect(parkedList).toContain('QA failure limit reached');
+  expect(parkedList).toMatch(/fix the lane, then r resume or R retry; D drops it/);
   // The confirmation: every wave, and its keys.
   expect(shots.confirm).toMatch(/8 children in 4 waves[\s\S]*wave 4: index[\s\S]*y start +n cancel/);
   // The help: inside its box only, and over its pages every key.
