@@ -10,7 +10,7 @@ import { ConfirmScreen } from './ConfirmScreen.js';
 import { Footer } from './Footer.js';
 import { Header } from './Header.js';
 import { HelpOverlay } from './HelpOverlay.js';
-import { LANE_LIST_WIDTH, LaneList } from './LaneList.js';
+import { laneListWidth, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
 import { WayOutPrompt } from './WayOutPrompt.js';
@@ -73,6 +73,8 @@ export function App({ store, actions, confirmLines }: AppProps) {
   const [grid, setGrid] = useState(false);
   const [attached, setAttached] = useState(false);
   const [overlay, setOverlay] = useState<Overlay>(null);
+  // A word about the last key where it did nothing visible (cleared by the next key).
+  const [hint, setHint] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
   const snapshot = useSyncExternalStore(
     store?.subscribe ?? NOOP_SUBSCRIBE,
@@ -85,7 +87,8 @@ export function App({ store, actions, confirmLines }: AppProps) {
   }, []);
 
   const bodyRows = Math.max(6, size.rows - 4);
-  const paneCols = Math.max(20, size.columns - LANE_LIST_WIDTH - 1);
+  const listWidth = laneListWidth(size.columns);
+  const paneCols = Math.max(20, size.columns - listWidth - 1);
   useEffect(() => {
     const onResize = () => setSize({ columns: stdout.columns || 120, rows: stdout.rows || 40 });
     stdout.on('resize', onResize);
@@ -141,6 +144,12 @@ export function App({ store, actions, confirmLines }: AppProps) {
       case 'attach':
         if (actions.focusOutside(task)) return;
         if (session?.running) setAttached(true);
+        else
+          setHint(
+            session
+              ? `${task}'s executor has exited (${current.state}): d diff, l QA log, s shell`
+              : `${task} has no executor running (${current.state}): d diff, l QA log, s shell`,
+          );
         return;
       case 'grid':
         return setGrid((g) => !g);
@@ -184,6 +193,8 @@ export function App({ store, actions, confirmLines }: AppProps) {
         return;
       case 'help':
         return setOverlay({ kind: 'help' });
+      case 'detach': // (ctrl-g is read from the raw input while attached)
+        return;
       case 'quit': {
         const running = actions.runningInApp();
         if (running > 0) setOverlay({ kind: 'quit', running });
@@ -195,7 +206,7 @@ export function App({ store, actions, confirmLines }: AppProps) {
 
   useInput(
     (input, key) => {
-      if (overlay?.kind === 'help') return setOverlay(null);
+      setHint(null);
       // Keys that arrive together come as one string: handle each character.
       if (input.length > 1 && !key.upArrow && !key.downArrow) {
         for (const ch of input) {
@@ -207,19 +218,41 @@ export function App({ store, actions, confirmLines }: AppProps) {
       const command = commandFor(input, key);
       if (command) run(command);
     },
-    { isActive: interactive && !attached && !confirmLines && (overlay === null || overlay.kind === 'help') },
+    { isActive: interactive && !attached && !confirmLines && overlay === null },
   );
 
   if (confirmLines)
-    return <ConfirmScreen lines={confirmLines} onAnswer={actions.confirm} active={interactive} />;
+    return (
+      <ConfirmScreen
+        lines={confirmLines}
+        onAnswer={actions.confirm}
+        active={interactive}
+        columns={size.columns}
+        rows={size.rows}
+      />
+    );
   if (!snapshot) return <Text>starting…</Text>;
 
   const commands = availableCommands(snapshot.batchState, current, session !== null);
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows - 1}>
-      <Header snapshot={snapshot} now={now} />
-      <Box height={bodyRows} gap={1}>
-        <LaneList rows={rows} selected={Math.min(selected, rows.length - 1)} now={now} />
+      <Header snapshot={snapshot} now={now} width={size.columns} />
+      {overlay?.kind === 'help' ? (
+        <HelpOverlay
+          width={size.columns}
+          height={bodyRows}
+          active={interactive}
+          onClose={() => setOverlay(null)}
+        />
+      ) : null}
+      <Box height={bodyRows} gap={1} display={overlay?.kind === 'help' ? 'none' : 'flex'}>
+        <LaneList
+          rows={rows}
+          selected={Math.min(selected, rows.length - 1)}
+          now={now}
+          width={listWidth}
+          height={bodyRows}
+        />
         <Box flexDirection="column" width={paneCols}>
           {overlay?.kind === 'text' ? (
             <TextViewer
@@ -229,8 +262,6 @@ export function App({ store, actions, confirmLines }: AppProps) {
               onClose={() => setOverlay(null)}
               active={interactive}
             />
-          ) : overlay?.kind === 'help' ? (
-            <HelpOverlay />
           ) : overlay?.kind === 'drop' || overlay?.kind === 'cancel' ? (
             <WayOutPrompt
               way={overlay}
@@ -259,7 +290,11 @@ export function App({ store, actions, confirmLines }: AppProps) {
           )}
         </Box>
       </Box>
-      <Footer commands={commands} notice={snapshot.notices.at(-1) ?? null} />
+      <Footer
+        commands={attached ? ['detach'] : commands}
+        notice={hint ?? snapshot.notices.at(-1) ?? null}
+        width={size.columns}
+      />
     </Box>
   );
 }

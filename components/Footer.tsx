@@ -2,8 +2,16 @@ import { Box, Text } from 'ink';
 import { footerHints } from '../src/tui/keymap.js';
 import type { Command } from '../src/tui/keymap.js';
 
-/** The keys that apply to the current view, and the latest notice. */
-export function Footer({ commands, notice }: { commands: Command[]; notice: string | null }) {
+/** The keys that apply to the current view (as many as fit, by priority), and the latest notice. */
+export function Footer({
+  commands,
+  notice,
+  width,
+}: {
+  commands: Command[];
+  notice: string | null;
+  width: number;
+}) {
   return (
     <Box flexDirection="column">
       {notice ? (
@@ -12,7 +20,7 @@ export function Footer({ commands, notice }: { commands: Command[]; notice: stri
         </Text>
       ) : null}
       <Text dimColor wrap="truncate-end">
-        {footerHints(commands)}
+        {footerHints(commands, width)}
       </Text>
     </Box>
   );

@@ -1,4 +1,6 @@
 import { Text } from 'ink';
+import { fitParts, partsWidth } from '../src/tui/fit.js';
+import type { Part } from '../src/tui/fit.js';
 import type { TuiSnapshot } from '../src/tui/tui-store.js';
 import { formatElapsed, stateColor } from './theme.js';
 
@@ -9,31 +11,45 @@ export function progressBar(done: number, total: number, width = BAR_WIDTH): str
   return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
 }
 
+interface HeaderPart extends Part {
+  color?: string;
+  bold?: boolean;
+  dim?: boolean;
+}
+
 /**
  * Batch, branch, state, wave, progress (integrated / total) and elapsed time, on one row
- * that is cut at the terminal's edge (the layout below counts on a single header row).
+ * (the layout below counts on a single header row). Where the row does not fit, the
+ * branch and the bar go first, then the wave; the batch, its state, the count and the
+ * clock stay. The clock stops when the batch ends.
  */
-export function Header({ snapshot, now }: { snapshot: TuiSnapshot; now: number }) {
+export function Header({ snapshot, now, width }: { snapshot: TuiSnapshot; now: number; width: number }) {
   const s = snapshot;
-  const gap = '  ';
+  const parts: HeaderPart[] = [
+    { text: `lanes · ${s.batchId}`, priority: 0, bold: true },
+    { text: s.branch, priority: 6, dim: true },
+    { text: s.batchState, priority: 0, color: stateColor(s.batchState) },
+    ...(s.paused ? [{ text: 'dispatch paused', priority: 1, color: 'yellow' }] : []),
+    { text: `wave ${s.wave}/${s.waves}`, priority: 4 },
+    { text: `${s.integrated}/${s.total} integrated`, priority: 2 },
+    { text: formatElapsed((s.endedAt ?? now) - s.startedAt), priority: 1, dim: true },
+  ];
+  const kept = fitParts(parts, width);
+  // The bar goes first of all: it is drawn before the count where everything else fits.
+  const bar = `${progressBar(s.integrated, s.total)} `;
+  const count = kept.find((p) => p.text.endsWith(' integrated'));
+  if (count && kept.length === parts.length && partsWidth(kept) + bar.length <= width)
+    count.text = bar + count.text;
   return (
     <Text wrap="truncate-end">
-      <Text bold>lanes · {s.batchId}</Text>
-      {gap}
-      <Text dimColor>{s.branch}</Text>
-      {gap}
-      <Text color={stateColor(s.batchState)}>{s.batchState}</Text>
-      {s.paused ? (
-        <>
-          {gap}
-          <Text color="yellow">dispatch paused</Text>
-        </>
-      ) : null}
-      {gap}
-      wave {s.wave}/{s.waves}
-      {gap}
-      {progressBar(s.integrated, s.total)} {s.integrated}/{s.total} integrated{gap}
-      <Text dimColor>{formatElapsed(now - s.startedAt)}</Text>
+      {kept.map((p, i) => (
+        <Text key={i}>
+          {i === 0 ? '' : '  '}
+          <Text bold={p.bold} dimColor={p.dim} color={p.color}>
+            {p.text}
+          </Text>
+        </Text>
+      ))}
     </Text>
   );
 }

@@ -1,8 +1,14 @@
 import { Box, Text } from 'ink';
+import { useRef } from 'react';
+import { wrapText } from '../src/tui/fit.js';
+import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
 import { formatElapsed, stateColor } from './theme.js';
 
-export const LANE_LIST_WIDTH = 44;
+/** The list's width: 44 columns from 96 up, less in a narrower terminal (80 → 28), the pane keeping ≥ 51. */
+export function laneListWidth(columns: number): number {
+  return Math.max(28, Math.min(44, columns - 52));
+}
 
 function healthTag(row: LaneRow): { text: string; color: string } | null {
   if (row.reviewPending) return { text: 'review', color: 'magenta' };
@@ -23,19 +29,53 @@ export function waysOn(reason: string | null): string {
   return `${fix}, then r resume or R retry; D drops it`;
 }
 
-/** Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected lane's reason. */
-export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: number; now: number }) {
+/**
+ * Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected
+ * lane's reason. More lanes than rows: a window of consecutive lanes that follows the
+ * selection (src/tui/list-window.ts), with how many are above and below it.
+ */
+export function LaneList({
+  rows,
+  selected,
+  now,
+  width,
+  height,
+}: {
+  rows: LaneRow[];
+  selected: number;
+  now: number;
+  width: number;
+  height: number;
+}) {
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
+  // The states' column as wide as the longest state shown, so a narrow list keeps the tag.
+  const stateWidth = Math.max(...rows.map((r) => r.state.length), 8) + 1;
+  const current = rows[selected];
+  // The selected lane's reason and ways on, wrapped to the list (three rows each at most):
+  // the keys they name are not cut in a narrow list.
+  const wrap = (text: string) => wrapText(text, width - 3).slice(0, 3);
+  const reasonLines = current?.reason ? wrap(current.reason) : [];
+  const wayLines = current?.state === 'needs_human' ? wrap(waysOn(current.reason)) : [];
+  const extra = reasonLines.length + wayLines.length;
+  const top = useRef(0);
+  const win = listWindow(rows.length, selected, height - extra, top.current);
+  top.current = win.start;
   return (
-    <Box flexDirection="column" width={LANE_LIST_WIDTH}>
-      {rows.map((row, i) => {
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      {win.scrolled ? (
+        <Text dimColor wrap="truncate">
+          {win.start > 0 ? `  ↑ ${win.start} more` : ' '}
+        </Text>
+      ) : null}
+      {rows.slice(win.start, win.end).map((row, j) => {
+        const i = win.start + j;
         const tag = healthTag(row);
         return (
           <Box key={row.taskId} flexDirection="column">
             <Text wrap="truncate">
               <Text color={i === selected ? 'blueBright' : undefined}>{i === selected ? '›' : ' '} </Text>
               <Text bold={i === selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
-              <Text color={stateColor(row.state)}>{row.state.padEnd(15)}</Text>
+              <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
               {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
               {tag ? <Text color={tag.color}>{tag.text}</Text> : null}
               <Text dimColor>
@@ -43,21 +83,30 @@ export function LaneList({ rows, selected, now }: { rows: LaneRow[]; selected: n
                 {row.qaFailures ? ` qa✗${row.qaFailures}` : ''} {elapsed(row, now)}
               </Text>
             </Text>
-            {row.reason && i === selected ? (
-              <Text color="yellow" wrap="truncate-end">
-                {'   '}
-                {row.reason}
-              </Text>
-            ) : null}
-            {row.state === 'needs_human' && i === selected ? (
-              <Text dimColor wrap="truncate-end">
-                {'   '}
-                {waysOn(row.reason)}
-              </Text>
-            ) : null}
+            {i === selected
+              ? reasonLines.map((line, k) => (
+                  <Text key={`r${k}`} color="yellow" wrap="truncate-end">
+                    {'   '}
+                    {line}
+                  </Text>
+                ))
+              : null}
+            {i === selected
+              ? wayLines.map((line, k) => (
+                  <Text key={`w${k}`} dimColor wrap="truncate-end">
+                    {'   '}
+                    {line}
+                  </Text>
+                ))
+              : null}
           </Box>
         );
       })}
+      {win.scrolled ? (
+        <Text dimColor wrap="truncate">
+          {win.end < rows.length ? `  ↓ ${rows.length - win.end} more` : ' '}
+        </Text>
+      ) : null}
     </Box>
   );
 }

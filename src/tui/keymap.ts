@@ -1,4 +1,5 @@
 // The keys of DESIGN §10 as data: one table drives the handlers, the footer and the `?` help.
+import { fitParts, wrapText } from './fit.js';
 
 export type Command =
   | 'select-next'
@@ -17,7 +18,8 @@ export type Command =
   | 'drop'
   | 'cancel'
   | 'quit'
-  | 'help';
+  | 'help'
+  | 'detach';
 
 export interface Binding {
   command: Command;
@@ -26,6 +28,8 @@ export interface Binding {
   shown: string;
   hint: string;
   help: string;
+  /** In a narrow key bar the higher numbers go first; `?` (0) always stays. */
+  priority?: number;
 }
 
 export const BINDINGS: readonly Binding[] = [
@@ -34,6 +38,7 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['j', 'down'],
     shown: 'j/k',
     hint: 'select',
+    priority: 5,
     help: 'select the next / previous lane',
   },
   { command: 'select-prev', keys: ['k', 'up'], shown: '', hint: '', help: '' },
@@ -42,25 +47,42 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['return'],
     shown: 'enter',
     hint: 'attach',
+    priority: 2,
     help: "attach to the lane's pane (ctrl-g detaches)",
   },
-  { command: 'grid', keys: ['g'], shown: 'g', hint: 'grid', help: 'one pane / a grid of up to four' },
-  { command: 'diff', keys: ['d'], shown: 'd', hint: 'diff', help: "the lane's diff" },
-  { command: 'qa-log', keys: ['l'], shown: 'l', hint: 'QA log', help: "the lane's latest QA log" },
-  { command: 'shell', keys: ['s'], shown: 's', hint: 'shell', help: 'a shell in the lane' },
+  {
+    command: 'grid',
+    keys: ['g'],
+    shown: 'g',
+    hint: 'grid',
+    help: 'one pane / a grid of up to four',
+    priority: 6,
+  },
+  { command: 'diff', keys: ['d'], shown: 'd', hint: 'diff', help: "the lane's diff", priority: 5 },
+  {
+    command: 'qa-log',
+    keys: ['l'],
+    shown: 'l',
+    hint: 'QA log',
+    help: "the lane's latest QA log",
+    priority: 4,
+  },
+  { command: 'shell', keys: ['s'], shown: 's', hint: 'shell', help: 'a shell in the lane', priority: 6 },
   {
     command: 'resume',
     keys: ['r'],
     shown: 'r',
     hint: 'resume',
+    priority: 1,
     help: 'resume the parked lanes (a fresh confirmation)',
   },
-  { command: 'retry', keys: ['R'], shown: 'R', hint: 'retry', help: 'retry the selected child' },
+  { command: 'retry', keys: ['R'], shown: 'R', hint: 'retry', help: 'retry the selected child', priority: 1 },
   {
     command: 'approve',
     keys: ['a'],
     shown: 'a',
     hint: 'approve',
+    priority: 1,
     help: 'approve the review of the selected lane',
   },
   {
@@ -68,14 +90,23 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['x'],
     shown: 'x',
     hint: 'reject',
+    priority: 1,
     help: 'reject the review of the selected lane',
   },
-  { command: 'pause', keys: ['p'], shown: 'p', hint: 'pause', help: 'pause / unpause dispatch of new lanes' },
+  {
+    command: 'pause',
+    keys: ['p'],
+    shown: 'p',
+    hint: 'pause',
+    help: 'pause / unpause dispatch of new lanes',
+    priority: 7,
+  },
   {
     command: 'land',
     keys: ['L'],
     shown: 'L',
     hint: 'land',
+    priority: 1,
     help: 'land the completed batch on its base branch (fast-forward)',
   },
   {
@@ -83,6 +114,7 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['D'],
     shown: 'D',
     hint: 'drop',
+    priority: 2,
     help: 'drop the selected child and its dependents (asks first; the work stays on its lane branch)',
   },
   {
@@ -90,10 +122,26 @@ export const BINDINGS: readonly Binding[] = [
     keys: ['C'],
     shown: 'C',
     hint: 'cancel',
+    priority: 2,
     help: 'cancel the batch (asks first; unintegrated work stays on lane branches)',
   },
-  { command: 'help', keys: ['?'], shown: '?', hint: 'keys', help: 'all keys' },
-  { command: 'quit', keys: ['q'], shown: 'q', hint: 'quit', help: 'quit (asks while in-app executors run)' },
+  { command: 'help', keys: ['?'], shown: '?', hint: 'keys', help: 'this help (j/k scroll it)', priority: 0 },
+  {
+    command: 'quit',
+    keys: ['q'],
+    shown: 'q',
+    hint: 'quit',
+    help: 'quit (asks while in-app executors run)',
+    priority: 3,
+  },
+  {
+    command: 'detach',
+    keys: [], // ctrl-g, read from the raw input while attached (components/App.tsx)
+    shown: 'ctrl-g',
+    hint: 'detach',
+    help: 'detach from a pane (back to these keys)',
+    priority: 0,
+  },
 ];
 
 export interface KeyInfo {
@@ -115,9 +163,30 @@ export function commandFor(input: string, key: KeyInfo): Command | null {
   return BINDINGS.find((b) => b.keys.includes(name))?.command ?? null;
 }
 
-/** The footer's hints for the commands that apply now. */
-export function footerHints(commands: readonly Command[]): string {
-  return BINDINGS.filter((b) => b.shown && commands.includes(b.command))
-    .map((b) => `${b.shown} ${b.hint}`)
+/**
+ * The footer's hints for the commands that apply now, in the table's order; where they do
+ * not fit in `width`, the ones of least use now go first (`?` stays: it lists them all).
+ */
+export function footerHints(commands: readonly Command[], width = Infinity): string {
+  const parts = BINDINGS.filter((b) => b.shown && commands.includes(b.command)).map((b) => ({
+    text: `${b.shown} ${b.hint}`,
+    priority: b.priority ?? 5,
+  }));
+  return fitParts(parts, width)
+    .map((p) => p.text)
     .join('  ');
+}
+
+/** The `?` help: one entry per key, each wrapped to `width` after a column for the key. */
+export function helpLines(width: number): { key: string; text: string }[] {
+  const keyWidth = 8;
+  const out: { key: string; text: string }[] = [];
+  for (const b of BINDINGS) {
+    if (!b.shown) continue;
+    const shown = b.command === 'select-next' ? 'j/k ↓/↑' : b.shown;
+    wrapText(b.help, Math.max(10, width - keyWidth)).forEach((text, i) =>
+      out.push({ key: (i === 0 ? shown : '').padEnd(keyWidth), text }),
+    );
+  }
+  return out;
 }

@@ -83,13 +83,35 @@ export function resizeSessions(
   }
 }
 
-/** The lanes a grid shows: the selected one first, then others with a pane, four at most. */
+/** What the grid's order reads of a lane (a LaneRow is one). */
+export interface GridLane {
+  taskId: string;
+  running: boolean;
+  reviewPending?: boolean;
+  health?: { waiting: boolean } | null;
+}
+
+/** 0: the lane waits for the user; 1: its executor runs; 2: the rest. */
+function need(lane: GridLane): number {
+  if (lane.reviewPending || lane.health?.waiting) return 0;
+  return lane.running ? 1 : 2;
+}
+
+/**
+ * The lanes a grid shows, four at most, each with a pane: the selected one first, then
+ * the lanes that wait for the user, then the running ones, then the rest (finished lanes
+ * fill the grid only where nothing else needs it), each group in the list's order.
+ */
 export function gridTasks(
-  rows: { taskId: string; running: boolean }[],
+  rows: readonly GridLane[],
   selected: string | undefined,
   sessionOf: (task: string) => unknown,
 ): string[] {
-  const withPanes = rows.filter((r) => sessionOf(r.taskId) !== null).map((r) => r.taskId);
-  const ordered = selected ? [selected, ...withPanes.filter((t) => t !== selected)] : withPanes;
+  const withPanes = rows.filter((r) => sessionOf(r.taskId) !== null);
+  const byNeed = withPanes
+    .map((lane, i) => ({ lane, i }))
+    .sort((a, b) => need(a.lane) - need(b.lane) || a.i - b.i)
+    .map(({ lane }) => lane.taskId);
+  const ordered = selected ? [selected, ...byNeed.filter((t) => t !== selected)] : byNeed;
   return ordered.slice(0, 4);
 }

@@ -1,10 +1,10 @@
 import type { Coordinator, CoordinatorEvent } from '../coordinator/loop/coordinator.js';
 import type { LaneHealth } from '../coordinator/executors/lane-watch.js';
 import type { Plan } from '../core/plan/plan.js';
-import { IN_FLIGHT_STATES, INTEGRATED_STATES } from '../core/records/record.js';
+import { IN_FLIGHT_STATES, INTEGRATED_STATES, TERMINAL_BATCH_STATES } from '../core/records/record.js';
 import type { BatchState, ChildState } from '../core/records/record.js';
 import type { Report } from '../core/records/report.js';
-import { dependencyLevels } from '../core/plan/waves.js';
+import { computeWaves } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 
@@ -44,6 +44,8 @@ export interface TuiSnapshot {
   integrated: number;
   total: number;
   startedAt: number;
+  /** When the batch reached an end state (the clock stops there); null while it runs. */
+  endedAt: number | null;
   rows: LaneRow[];
   paused: boolean;
   pauseReason: string | null;
@@ -57,7 +59,8 @@ export class TuiStore {
   private dirty = false;
   private visible = new Set<string>();
   private health = new Map<string, LaneHealth>();
-  private readonly levels: Map<string, number>;
+  /** Each child's wave, as the confirmation and `plan check` count them (1-based). */
+  private readonly waveOf = new Map<string, number>();
   readonly sessions = new Map<string, LaneSession>();
   readonly shells = new Map<string, LaneSession>();
 
@@ -66,18 +69,20 @@ export class TuiStore {
     plan: Plan,
     private coordinator: Coordinator | null = null,
   ) {
-    this.levels = dependencyLevels(plan.children);
     const record = files.readRecord();
+    const waves = computeWaves(plan.children, record.max_parallel);
+    waves.forEach((wave, i) => wave.forEach((c) => this.waveOf.set(c.id, i + 1)));
     this.snapshot = {
       version: 0,
       batchId: record.batch_id,
       branch: record.branch,
       batchState: record.batch_state,
       wave: 0,
-      waves: Math.max(0, ...this.levels.values()) + 1,
+      waves: waves.length,
       integrated: 0,
       total: record.children.length,
       startedAt: Date.now(),
+      endedAt: null,
       rows: [],
       paused: false,
       pauseReason: null,
@@ -217,10 +222,12 @@ export class TuiStore {
       };
     });
     const started = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked');
-    const wave = started.length ? Math.max(...started.map((c) => (this.levels.get(c.task_id) ?? 0) + 1)) : 0;
+    const wave = started.length ? Math.max(...started.map((c) => this.waveOf.get(c.task_id) ?? 0)) : 0;
+    const ended = TERMINAL_BATCH_STATES.has(record.batch_state);
     this.snapshot = {
       ...this.snapshot,
       batchState: record.batch_state,
+      endedAt: ended ? (this.snapshot.endedAt ?? Date.now()) : null,
       wave,
       integrated: record.children.filter((c) => INTEGRATED_STATES.has(c.state)).length,
       rows,

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,13 +9,11 @@ import { terminalEnv } from '../helpers/tmux.js';
 
 // The built `lanes demo` drawn in a real terminal: a tmux server of its own (160×48),
 // driven with send-keys and read with capture-pane. Each step waits for what the screen
-// shows, never for a time. With LANES_WRITE_SCREENS=1 the captures at the key moments are
-// saved under docs/screens/ (the README shows them).
+// shows, never for a time. (The screens in docs/screens/ are made by
+// docs/screens/make-screens.mjs and checked by tui-screens.test.ts.)
 
 const SOCKET = `lanes-e2e-${process.pid}-${Date.now().toString(36)}`;
 const SESSION = 'demo';
-const SCREENS_DIR = join(import.meta.dirname, '..', '..', 'docs', 'screens');
-const WRITE_SCREENS = process.env.LANES_WRITE_SCREENS === '1';
 const POLL_MS = 100;
 
 async function tmux(...args: string[]): Promise<string> {
@@ -48,7 +46,7 @@ function noteStates(screen: string): void {
  */
 function isWhole(screen: string): boolean {
   if (screen.includes('Start this batch?')) return /y start n cancel[^\n]*\n╰/.test(screen);
-  if (screen.startsWith('lanes · ')) return /^j\/k select[^\n]* q quit$/m.test(screen);
+  if (screen.startsWith('lanes · ')) return /^(j\/k select[^\n]* q quit|ctrl-g detach)$/m.test(screen);
   return true;
 }
 
@@ -80,14 +78,6 @@ async function selectLane(taskId: string, key: 'j' | 'k'): Promise<string> {
   throw new Error(`could not select ${taskId}`);
 }
 
-function saveScreen(name: string, screen: string): void {
-  if (!WRITE_SCREENS) return;
-  mkdirSync(SCREENS_DIR, { recursive: true });
-  const lines = screen.split('\n').map((l) => l.trimEnd());
-  while (lines.length && lines.at(-1) === '') lines.pop();
-  writeFileSync(join(SCREENS_DIR, `${name}.txt`), `${lines.join('\n')}\n`);
-}
-
 afterAll(async () => {
   await execa('tmux', ['-L', SOCKET, 'kill-server'], { reject: false });
   // The server leaves its socket file behind.
@@ -106,7 +96,6 @@ describe('lanes demo in a real terminal', () => {
     expect(confirm).toMatch(/batch demo: 8 children in 4 waves/);
     expect(confirm).toMatch(/wave 4: index \(script\)/);
     expect(confirm).toMatch(/max_parallel 3 \(plan\)[\s\S]*executor script \(plan\)/); // each value with its source
-    saveScreen('confirm', confirm);
     await sendKey('y');
 
     // The lanes appear: wave 1 enrolled with live panes, the rest pending.
@@ -117,7 +106,6 @@ describe('lanes demo in a real terminal', () => {
     // The grid: each lane with a pane, side by side.
     await sendKey('g');
     screen = await waitForScreen(/╮╭[\s\S]*│sub: wrote src\/sub\.mjs/, 30_000);
-    saveScreen('running', screen);
     await sendKey('g');
     await waitForScreen(/^(?![\s\S]*╮╭)/, 10_000);
 
@@ -129,7 +117,6 @@ describe('lanes demo in a real terminal', () => {
     await sendText('hello lanes');
     screen = await waitForScreen(/changelog\? \(20 s\) hello lanes/, 10_000);
     expect(screen).toMatch(/│index · attached/);
-    saveScreen('attached', screen);
     await sendKey('Enter');
     await waitForScreen(/│index: got: hello lanes/, 15_000);
     await sendKey('C-g');
@@ -144,14 +131,12 @@ describe('lanes demo in a real terminal', () => {
     await selectLane('sqrt', 'k');
     screen = await waitForScreen(/^› sqrt +needs_human[^\n]*\n {3}\S/m, 10_000);
     expect(screen).toMatch(/ r resume {2}R retry /);
-    saveScreen('parked', screen);
 
     // The human fixes sqrt in its lane and resumes: the batch completes.
     writeFileSync(join(dir, 'calc.lanes', 'demo', 'sqrt', 'src', 'sqrt.mjs'), SQRT_FIX);
     await sendKey('r');
     screen = await waitForScreen(/^lanes · demo {2}batch\/demo {2}completed[^\n]* 8\/8 integrated/m, 120_000);
     screen = await waitForScreen(/^[› ] sqrt +released/m, 30_000);
-    saveScreen('completed', screen);
     for (const id of ['add', 'sub', 'mul', 'pow', 'div', 'mean', 'sqrt', 'index'])
       expect(screen).toMatch(new RegExp(`^[› ] ${id} +released`, 'm'));
 

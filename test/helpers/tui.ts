@@ -45,6 +45,7 @@ export function snapshot(rows: LaneRow[], patch: Partial<TuiSnapshot> = {}): Tui
     integrated: 0,
     total: rows.length,
     startedAt: Date.now(),
+    endedAt: null,
     rows,
     paused: false,
     pauseReason: null,

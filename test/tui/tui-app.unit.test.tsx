@@ -150,7 +150,7 @@ describe('the dashboard', () => {
     expect(store.visible).toEqual(['div']);
   });
 
-  it('shows a grid of up to four panes with g, the selected one first', async () => {
+  it('shows a grid of up to four panes with g: the selected one, then waiting, running, the rest', async () => {
     const store = demoStore();
     for (const id of ['add', 'div', 'mean', 'pow', 'sub']) {
       const s = new FakeSession(id);
@@ -165,7 +165,7 @@ describe('the dashboard', () => {
     // Two rows of two panes side by side.
     expect(frame.split('\n').filter((l) => /╭─+╮╭─+╮/.test(l))).toHaveLength(2);
     await waitFor(() => store.visible.length === 4);
-    expect(store.visible).toEqual(['div', 'add', 'mean', 'pow']);
+    expect(store.visible).toEqual(['div', 'mean', 'add', 'pow']); // mean waits for input
     await press(ui, 'g', (f) => !f.includes('add: output of add'));
     await waitFor(() => store.visible.length === 1);
     expect(store.visible).toEqual(['div']);
@@ -184,7 +184,10 @@ describe('the dashboard', () => {
     await press(ui, 'j', '› div');
     expect(footer()).toContain('j/k select  enter attach  g grid');
     await select(ui, demoRows(), 'mul');
-    expect(footer()).toContain('R retry  a approve  x reject  p pause');
+    // Too many for 100 columns: grid, shell and pause give way to the keys of this moment.
+    expect(footer()).toContain(
+      'j/k select  d diff  l QA log  r resume  R retry  a approve  x reject  C cancel  ? keys  q quit',
+    );
     store.update({ batchState: 'running' });
     await waitForFrame(ui.lastFrame, (f) => !f.includes('r resume'));
     expect(footer()).toContain('s shell  a approve  x reject  p pause  ? keys  q quit');
@@ -193,26 +196,26 @@ describe('the dashboard', () => {
   it('shows every key with ? and closes the help on any key', async () => {
     const actions = recordingActions();
     const ui = await mount(<App store={demoStore()} actions={actions} />, '› add');
-    const help = await press(ui, '?', 'any key closes this help');
+    const help = await press(ui, '?', 'any other key closes this help');
     for (const text of [
-      'j/k     select the next / previous lane',
+      'j/k ↓/↑ select the next / previous lane',
       "enter   attach to the lane's pane (ctrl-g detaches)",
       'g       one pane / a grid of up to four',
       "d       the lane's diff",
       "l       the lane's latest QA log",
       's       a shell in the lane',
-      'r       resume the parked lanes (a fresh', // wrapped in the 55-column pane area
+      'r       resume the parked lanes (a fresh confirmation)', // the help has the whole width
       'R       retry the selected child',
       'a       approve the review of the selected lane',
       'x       reject the review of the selected lane',
       'p       pause / unpause dispatch of new lanes',
-      '?       all keys',
+      '?       this help (j/k scroll it)',
       'q       quit (asks while in-app executors run)',
-      'ctrl-g  detach from a pane',
+      'ctrl-g  detach from a pane (back to these keys)',
     ])
       expect(help).toContain(text);
     // The key that closes the help does nothing else (q does not quit here).
-    await press(ui, 'q', (f) => !f.includes('any key closes'));
+    await press(ui, 'q', (f) => !f.includes('any other key closes'));
     expect(actions.calls).toEqual([]);
   });
 });
@@ -234,19 +237,21 @@ describe('the layout', () => {
     resize(ui.stdout, 80, 20);
     const frame = await waitForFrame(ui.lastFrame, (f) => f.split('\n').length <= 19);
     const lines = frame.split('\n');
+    // The branch and the bar go; the state, the pause, the wave, the count and the clock stay.
     expect(lines[0]).toMatch(
-      /^lanes · demo {2}batch\/demo {2}running {2}dispatch paused {2}wave 2\/4 {2}█+░+…$/,
+      /^lanes · demo {2}running {2}dispatch paused {2}wave 2\/4 {2}2\/8 integrated {2}1m0\ds$/,
     );
-    expect(lines[1]).toMatch(/^ {2}add +released +#1 10s +╭─+╮$/);
-    expect(lines[2]).toMatch(/^› div +enrolled +#2 qa✗1 \d+s +│div +│$/);
-    expect(laneLine(frame, 'sub')).toMatch(/^ {2}sub +enrolled +scope drift #1 \d+s +│ +│$/);
+    // The list narrows to 28 columns (a row cut at its end), the pane keeps 51.
+    expect(lines[1]).toMatch(/^ {2}add +released +#1 10s +╭─{49}╮$/);
+    expect(lines[2]).toMatch(/^› div +enrolled +#2 qa✗… │div +│$/);
+    expect(laneLine(frame, 'sub')).toMatch(/^ {2}sub +enrolled +scope d… │ +│$/);
     // 19 rows (one is kept free): header, 16 body rows, the footer, and the notice's slot.
     expect(lines).toHaveLength(19);
     expect(lines[16]).toMatch(/^ +╰─+╯$/);
     expect(lines[17]).toMatch(/^j\/k select {2}enter attach/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     await waitFor(() => sizes.length > 1);
-    expect(sizes.at(-1)).toEqual([80 - 44 - 1 - 2, 20 - 4 - 3]);
+    expect(sizes.at(-1)).toEqual([80 - 28 - 1 - 2, 20 - 4 - 3]);
   });
 });
 

@@ -131,18 +131,22 @@ describe('Header', () => {
       integrated: 2,
       startedAt: 0,
     });
-    const ui = render(<Header snapshot={s} now={125_000} />);
+    const ui = render(<Header snapshot={s} now={125_000} width={100} />);
     const styled = await waitForFrame(ui.lastFrame, 'integrated', { styled: true });
     expect(plain(styled)).toBe(
       `lanes · demo  batch/demo  completed  wave 4/4  ${'█'.repeat(20)} 2/2 integrated  2m05s`,
     );
     expect(styled).toContain(`${SGR.green}completed`);
-    // Paused, the row is longer than the 100 columns: it is cut at the end, not wrapped.
-    ui.rerender(<Header snapshot={{ ...s, paused: true }} now={125_000} />);
+    // Paused, the row is longer than the 100 columns: the bar goes, the count and the clock stay.
+    ui.rerender(<Header snapshot={{ ...s, paused: true }} now={125_000} width={100} />);
     const paused = await waitForFrame(ui.lastFrame, 'dispatch paused', { styled: true });
     expect(plain(paused)).toBe(
-      `lanes · demo  batch/demo  completed  dispatch paused  wave 4/4  ${'█'.repeat(20)} 2/2 integrated…`,
+      `lanes · demo  batch/demo  completed  dispatch paused  wave 4/4  2/2 integrated  2m05s`,
     );
+    // At 64 columns the branch and the wave go too.
+    ui.rerender(<Header snapshot={{ ...s, paused: true }} now={125_000} width={64} />);
+    await waitForFrame(ui.lastFrame, (f) => !f.includes('wave'));
+    expect(plain(ui.lastFrame())).toBe('lanes · demo  completed  dispatch paused  2/2 integrated  2m05s');
     expect(paused).toContain(`${SGR.yellow}dispatch paused`);
   });
 });
@@ -159,7 +163,7 @@ describe('LaneList', () => {
       row('sub', { state: 'enrolled', attempt: 1, health: { waiting: false, stalled: false, drift: ['x'] } }),
       row('index', { state: 'pending' }),
     ];
-    const ui = render(<LaneList rows={rows} selected={3} now={0} />);
+    const ui = render(<LaneList rows={rows} selected={3} now={0} width={44} height={20} />);
     const styled = await waitForFrame(ui.lastFrame, 'index', { styled: true });
     expect(styled).toContain(`${SGR.green}released`);
     expect(styled).toContain(`${SGR_MORE.cyan}enrolled`);
@@ -259,7 +263,11 @@ describe('Footer', () => {
   it('shows the hints of the given commands and the notice', async () => {
     expect(footerHints(['select-next', 'attach', 'quit'])).toBe('j/k select  enter attach  q quit');
     expect(footerHints(['select-prev'])).toBe(''); // k has no hint of its own: j/k covers it
-    const ui = render(<Footer commands={['diff', 'help']} notice="sqrt needs you" />);
+    // Narrow: the keys of least use now go first; ? stays.
+    expect(footerHints(['select-next', 'grid', 'resume', 'pause', 'help', 'quit'], 40)).toBe(
+      'j/k select  r resume  ? keys  q quit',
+    );
+    const ui = render(<Footer commands={['diff', 'help']} notice="sqrt needs you" width={100} />);
     const styled = await waitForFrame(ui.lastFrame, 'keys', { styled: true });
     expect(plain(styled)).toBe('sqrt needs you\nd diff  ? keys');
     expect(styled).toContain(`${SGR.yellow}sqrt needs you`);
