@@ -43,6 +43,10 @@ describe('a conflict park clears: rework onto the new head', () => {
     writeFileSync(gate, '');
     const first = await start;
     expect(first.exitCode, String(first.stderr)).toBe(3);
+    // The hand commit is not built on until a fresh approval adopts it.
+    expect(readRecord(repo, 'cf')!.foreign_head).toMatchObject({ to: hand, commits: [hand] });
+    const adopted = await lanes(repo, 'resume', 'cf', '--approve', '--headless');
+    expect(adopted.exitCode, adopted.stderr).toBe(3);
     const lanePath = child(readRecord(repo, 'cf'), 'A').lane!.path;
     const oldLaneCommit = child(readRecord(repo, 'cf'), 'A').lane!.lane_commit!;
     expect(child(readRecord(repo, 'cf'), 'A').reason).toBe('batch_integration_conflict: f.txt');
@@ -107,6 +111,9 @@ describe('a conflict park clears: rework onto the new head', () => {
     const hand = await handCommit(repo, 'batch/ck', 'x.txt', 'one\ntwo\nthree\nfour\n');
     writeFileSync(gate, '');
     expect((await start).exitCode).toBe(3);
+    // The hand commit is not built on until a fresh approval adopts it.
+    expect(readRecord(repo, 'ck')!.foreign_head).toMatchObject({ to: hand, commits: [hand] });
+    expect((await lanes(repo, 'resume', 'ck', '--approve', '--headless')).exitCode).toBe(3);
     const parked = child(readRecord(repo, 'ck'), 'A');
     expect(parked.reason).toMatch(
       /^batch_integration_check_failed: A:three-lines \(output: .*integration-.*\)$/,

@@ -150,3 +150,20 @@ export function grep(line: string, path: string): string {
 }
 
 // ---------------------------------------------------------------- 1. a full batch
+
+let approvals = 0;
+/** A fresh approval (`lanes resume --approve`): later than any confirmation recorded before. */
+export function freshApproval(): { confirmationTime: string } {
+  return { confirmationTime: new Date(Date.now() + 1000 + ++approvals).toISOString() };
+}
+
+/**
+ * The tick after a hand commit on the batch branch holds the batch for a human (the
+ * commits lanes did not make named); the approval's tick adopts them and goes on.
+ */
+export async function holdThenApprove(d: Driver, input: Parameters<Driver['tick']>[0] = {}) {
+  const held = await d.tick(input);
+  if (held.batch_state !== 'needs_human' || !recordOf(d).foreign_head)
+    throw new Error(`expected the batch held for its hand commit, got ${held.batch_state}`);
+  return d.tick({ approval: freshApproval() });
+}

@@ -109,6 +109,11 @@ export const batchRecordSchema = z.strictObject({
   children: z.array(childRecordSchema).min(1),
   commits: z.array(sha),
   adopted_heads: z.array(z.strictObject({ from: sha, to: sha })),
+  /**
+   * The batch branch moved forwards by commits lanes did not make, while it ran (a hand
+   * commit, an executor's own): not adopted until a fresh approval (absent when none).
+   */
+  foreign_head: z.strictObject({ from: sha, to: sha, commits: z.array(sha) }).optional(),
   /** The final verification in progress (absent when none is). */
   final_verification: finalVerificationSchema.optional(),
   created_at: timestamp,

@@ -144,5 +144,16 @@ export function setBatchState(record: BatchRecord, state: BatchState): BatchReco
 }
 
 export function adoptHead(record: BatchRecord, from: string, to: string): BatchRecord {
-  return { ...record, adopted_heads: [...record.adopted_heads, { from, to }] };
+  const { foreign_head: _seen, ...rest } = record; // (adopted: nothing waits for approval any more)
+  return { ...rest, adopted_heads: [...record.adopted_heads, { from, to }] };
+}
+
+/** The batch stops for a human: its branch holds commits lanes did not make (foreign_head). */
+export function holdForeignHead(
+  record: BatchRecord,
+  from: string,
+  to: string,
+  commits: string[],
+): BatchRecord {
+  return { ...record, batch_state: 'needs_human', foreign_head: { from, to, commits } };
 }

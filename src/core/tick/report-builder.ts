@@ -1,3 +1,4 @@
+import { foreignHeadAdvice } from '../ways-out/next-steps.js';
 import type { Handoff, LaneRefusal, Report } from '../records/report.js';
 import { expectedHead } from '../steps/lineage.js';
 import { everyChildDone, finalChecksOf } from '../whole-batch/final-verification.js';
@@ -109,10 +110,12 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     }
   }
   if (reason === null && ctx.record.batch_state === 'needs_human')
-    reason = ctx.record.children
-      .filter((c) => c.state === 'needs_human')
-      .map((c) => `${c.task_id}: ${c.reason}`)
-      .join('; ');
+    reason =
+      foreignHeadAdvice(ctx.record) ??
+      ctx.record.children
+        .filter((c) => c.state === 'needs_human')
+        .map((c) => `${c.task_id}: ${c.reason}`)
+        .join('; ');
 
   const report: Report = {
     batch_id: ctx.record.batch_id,

@@ -14,7 +14,8 @@ import { applyApproval } from '../ways-out/resume.js';
 import { verifyBatch } from '../whole-batch/final-verification.js';
 import { TickContext } from '../steps/tick-context.js';
 import { recordTurnEnd } from '../turns/turn.js';
-import { adoptHead, release, setBatchState } from '../records/transitions.js';
+import { adoptHead, holdForeignHead, release, setBatchState } from '../records/transitions.js';
+import { foreignHeadAdvice } from '../ways-out/next-steps.js';
 import { applyCancel, applyDrops } from '../ways-out/ways-out.js';
 import { recordSessionId } from '../turns/turn.js';
 import { withEffects } from './effects.js';
@@ -107,6 +108,8 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
     return finish(ctx, input, await settleAndReport(ctx, { refusals: [], reason: lineage.reason }));
   }
   if (lineage.kind === 'fast_forward') {
+    // Commits lanes did not make are adopted only on a fresh approval (this tick's).
+    if (!input.approval) return holdForApproval(ctx, input, lineage.from, lineage.head);
     ctx.save(adoptHead(ctx.record, lineage.from, lineage.head));
     ctx.journal('head-adopted', { from: lineage.from, to: lineage.head });
   }
@@ -126,6 +129,25 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
     input,
     await settleAndReport(ctx, { refusals, dispatchPaused: input.dispatchPaused ?? false }),
   ); // 7
+}
+
+/**
+ * The batch branch moved forwards by commits lanes did not make while the batch ran (a
+ * hand commit, an executor's own): the batch stops for a human, the commits named, and
+ * nothing builds on them until a fresh approval adopts them (DESIGN §4 step 3).
+ */
+async function holdForApproval(
+  ctx: TickContext,
+  input: TickInput,
+  from: string,
+  to: string,
+): Promise<Report> {
+  const commits = (await ctx.ports.git.commitsBetween(from, to)).map((c) => c.sha);
+  ctx.save(holdForeignHead(ctx.record, from, to, commits));
+  const reason = foreignHeadAdvice(ctx.record)!;
+  ctx.journal('batch-stopped', { batch_state: 'needs_human', reason, commits });
+  ctx.enter('report');
+  return finish(ctx, input, await settleAndReport(ctx, { refusals: [], reason }));
 }
 
 /** The report of a batch as it stands, without moving anything (`start --no-run`). */

@@ -14,7 +14,22 @@ export function childAdvice(record: BatchRecord, child: ChildRecord): string {
   return `${child.task_id}: ${resolve} (lanes resume ${id} --approve, or r in the TUI), or drop it (lanes drop ${id} ${child.task_id})`;
 }
 
+/** Why a batch holds for commits it did not make on its branch, and the ways on. */
+export function foreignHeadAdvice(record: BatchRecord): string | null {
+  const f = record.foreign_head;
+  if (!f) return null;
+  const shas = f.commits.map((c) => c.slice(0, 12)).join(', ');
+  return (
+    `batch_moved_outside_lanes: ${record.branch} moved from ${f.from.slice(0, 12)} to ${f.to.slice(0, 12)} by ` +
+    `${f.commits.length} commit${f.commits.length === 1 ? '' : 's'} lanes did not make (${shas}): ` +
+    `lanes resume ${record.batch_id} --approve adopts them, or move the branch back ` +
+    `(git update-ref refs/heads/${record.branch} ${f.from.slice(0, 12)}) and lanes resume ${record.batch_id} --approve`
+  );
+}
+
 export function parkedAdvice(record: BatchRecord): string {
+  const foreign = foreignHeadAdvice(record);
+  if (foreign) return foreign;
   const parked = record.children.filter((c) => c.state === 'needs_human');
   if (parked.length === 0)
     return `Nothing is parked; go on with lanes resume ${record.batch_id} --approve, or end it with lanes cancel ${record.batch_id}.`;

@@ -52,6 +52,7 @@ children:
         '--yes',
         '--no-run',
         '--json',
+        '--allow-overlap', // (the same plan's scopes as batch human, on purpose)
       ]);
       expect(json.exitCode, json.stderr).toBe(0);
       expect(json.stdout.trim().split('\n')).toHaveLength(1);

@@ -5,6 +5,7 @@ import { startBatch } from '../../helpers/batch.js';
 import { git, makeRepo } from '../../helpers/repo.js';
 import {
   handCommit,
+  holdThenApprove,
   rev,
   parentsOf,
   trailersOf,
@@ -235,7 +236,7 @@ children:
       { 'shared.txt': LINES.replace('two\n', 'two by hand\n') },
       'hand edit\n',
     );
-    r = await d.tick({ exited: [t1, t2] });
+    r = await holdThenApprove(d, { exited: [t1, t2] });
 
     const record = recordOf(d);
     expect(record.adopted_heads).toEqual([{ from: base, to: hand }]);

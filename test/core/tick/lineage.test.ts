@@ -6,6 +6,7 @@ import { batchPaths } from '../../../src/store/state-dir.js';
 import { startBatch } from '../../helpers/batch.js';
 import { git, makeRepo, snapshotTree, tempDir } from '../../helpers/repo.js';
 import {
+  freshApproval,
   handCommit,
   rev,
   parentsOf,
@@ -51,7 +52,14 @@ children:
     let r = await provision(d, await d.tick());
     const hand = await handCommit(root, 'batch/line', { 'docs/hand.md': 'by hand\n' }, 'docs by hand\n');
     r = await d.tick();
+    // Not adopted silently: held for a human, the commit named, nothing built on it yet.
+    expect(r.batch_state).toBe('needs_human');
+    expect(recordOf(d).foreign_head).toEqual({ from: base, to: hand, commits: [hand] });
+    expect(r.reason).toContain(`by 1 commit lanes did not make (${hand.slice(0, 12)})`);
+    expect(recordOf(d).adopted_heads).toEqual([]);
+    r = await d.tick({ approval: freshApproval() });
     expect(r.batch_state).toBe('running');
+    expect(recordOf(d).foreign_head).toBeUndefined();
     expect(recordOf(d).adopted_heads).toEqual([{ from: base, to: hand }]);
     expect(journalOf(d).filter((e) => e.event === 'head-adopted')).toHaveLength(1);
 

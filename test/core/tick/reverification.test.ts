@@ -7,6 +7,7 @@ import { startBatch } from '../../helpers/batch.js';
 import { git, makeRepo } from '../../helpers/repo.js';
 import {
   handCommit,
+  holdThenApprove,
   rev,
   parentsOf,
   worktreePaths,
@@ -41,7 +42,7 @@ children:
     r = await provision(d, r);
     const exit = work(d.lanePath('T1'), 'T1', { 'x.txt': TEN.replace('line 1\n', 'first by T1\n') });
     const hand = await handCommit(root, 'batch/recheck', { 'x.txt': handX }, 'hand edit of x.txt\n');
-    r = await d.tick({ exited: [exit] });
+    r = await holdThenApprove(d, { exited: [exit] });
     return { root, d, base, hand, r };
   }
 
@@ -93,7 +94,7 @@ children:
       { 'x.txt': TEN.replace('line 10\n', 'last by hand\n') },
       'hand\n',
     );
-    r = await d.tick({ exited: [exit] });
+    r = await holdThenApprove(d, { exited: [exit] });
     expect(childOf(recordOf(d), 'T1').state).toBe('integrated');
     expect(r.batch_state).toBe('completed');
     const logs = readdirSync(join(d.repo.stateDir, 'batches', 'recheck', 'logs', 'T1'));

@@ -88,7 +88,7 @@ describe.concurrent('drift while a batch runs', () => {
     expect(await worktreePaths(repo)).toEqual([repo, lane]);
   }, 120_000);
 
-  it('the batch branch fast-forwarded by hand: adopted, later work built on it (exit 0)', async (ctx) => {
+  it('the batch branch fast-forwarded by hand: held for a fresh approval (exit 3), then adopted, later work built on it (exit 0)', async (ctx) => {
     const repo = await leanRepo();
     const gate = join(tempDir('lanes-gate-'), 'go');
     const plan = writePlan({
@@ -105,9 +105,14 @@ describe.concurrent('drift while a batch runs', () => {
     const hand = (await git(repo, 'commit-tree', tree, '-p', from, '-m', 'by hand')).trim();
     await git(repo, 'update-ref', 'refs/heads/batch/ff', hand, from);
     writeFileSync(gate, '');
-    const result = await run;
+    const held = await run;
+    expect(held.exitCode, String(held.stderr)).toBe(3);
+    expect(readRecord(repo, 'ff')!.foreign_head).toEqual({ from, to: hand, commits: [hand] });
+    expect(String(held.stdout)).toContain(`by 1 commit lanes did not make (${hand.slice(0, 12)})`);
+    const result = await lanesProcess(['-C', repo, 'resume', 'ff', '--approve', '--headless']);
     expect(result.exitCode, String(result.stderr)).toBe(0);
     const record = readRecord(repo, 'ff')!;
+    expect(record.foreign_head).toBeUndefined();
     expect(record.batch_state).toBe('completed');
     expect(record.adopted_heads).toEqual([{ from, to: hand }]);
     await git(repo, 'merge-base', '--is-ancestor', hand, 'batch/ff');
