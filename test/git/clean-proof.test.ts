@@ -88,7 +88,7 @@ describe('a lane proven clean from its files', () => {
     await git(repo, 'worktree', 'add', '-q', '-b', 'lane/p', past);
     expect(await git(past, '--no-optional-locks', 'status', '--porcelain')).toBe('');
     expect(await provenClean(objects, past)).toBe(false);
-  });
+  }, 120_000); // (2,000 files written and checked out twice: slow on a loaded 2-core machine)
 
   it('is removed; a lane with a new file only as git itself allows (refused, the file kept)', async () => {
     const { repo, lane } = await freshLane();

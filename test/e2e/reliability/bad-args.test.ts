@@ -37,7 +37,7 @@ beforeAll(async () => {
   otherBatch = join(dir, 'b2.yaml');
   writeFileSync(
     otherBatch,
-    'batch: b2\nexecutor: script\nchildren:\n  - { id: T1, goal: g, run: "true", scope: [src], acceptance: [{ id: A1, run: ["true"] }] }\n',
+    'batch: b2\nexecutor: script\nchildren:\n  - { id: T1, goal: g, run: "true", scope: [lib], acceptance: [{ id: A1, run: ["true"] }] }\n',
   );
   claudeBatch = join(dir, 'b3.yaml');
   writeFileSync(

@@ -83,6 +83,8 @@ const rework: Scenario = {
     writeFileSync(join(path, 'f.txt'), 'A\n');
     await handCommit(repo, 'batch/rw', 'f.txt', 'hand\n');
     expectExit('tick --exited', await lanes(repo, 'tick', 'rw', '--exited', 'A=0'), 0);
+    // (the hand commit holds the batch until a fresh approval adopts it)
+    expectExit('tick --approve', await lanes(repo, 'tick', 'rw', '--approve'), 0);
     const parked = stateOf(repo, 'rw', 'A');
     if (parked !== 'needs_human: batch_integration_conflict: f.txt') throw new Error(`setup: A is ${parked}`);
   },
