@@ -58,6 +58,12 @@ export interface AgentAdapter<Name extends string = string> {
   /** Its name in the registry and in a profile's `agent` (src/core/basics/agent-names.ts). */
   readonly name: Name;
   /**
+   * A coding agent with sessions: lanes resumes its conversation, renders its headless
+   * JSON output, journals its session, and its screen animates while it works. False for
+   * a plain command (src/agents/command.ts).
+   */
+  readonly sessions: boolean;
+  /**
    * Its hooks by kind, the last argument of the hook command it installs. Kinds are unique
    * across agents (the registry checks) and never renamed: a live session keeps the
    * command line it was started with across a lanes upgrade.

@@ -35,6 +35,7 @@ export function claudeSettings(hookArgv: readonly string[]): string {
 
 export const claudeAgent: AgentAdapter<'claude'> = {
   name: 'claude',
+  sessions: true,
   quitKeys: ['/exit', '\r'],
   promptPatterns: ['Do you want to', '❯ 1\\. Yes', 'Yes, I trust this folder'],
   reworkBy: 'hook',

@@ -44,6 +44,7 @@ export function codexHooks(hookArgv: readonly string[]): string[] {
 
 export const codexAgent: AgentAdapter<'codex'> = {
   name: 'codex',
+  sessions: true,
   quitKeys: ['/quit', '\r'],
   promptPatterns: ['Would you like to', '› 1\\. Yes', 'Trust this folder\\?', 'Allow command\\?'],
   reworkBy: 'hook',

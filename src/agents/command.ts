@@ -6,6 +6,7 @@ import type { AgentAdapter, AgentLaunch, AgentLaunchInput, HookOutput } from './
 
 export const commandAgent: AgentAdapter<'command'> = {
   name: 'command',
+  sessions: false,
   quitKeys: null,
   promptPatterns: [],
   reworkBy: 'typing',

@@ -18,6 +18,7 @@ const turnInput: z.ZodType<HookInput> = z
 
 export const relayAgent: AgentAdapter<'relay'> = {
   name: 'relay',
+  sessions: true,
   quitKeys: ['/bye', '\r'],
   promptPatterns: ['relay asks:'],
   reworkBy: 'hook',

@@ -108,6 +108,13 @@ describe('the source tree', () => {
     expect(hook).not.toMatch(/claude|codex/i);
   });
 
+  it('tells agents apart by what they can do, not by their name, outside src/agents', () => {
+    const byName = SOURCES.filter((f) => !f.startsWith('src/agents/')).filter((f) =>
+      /\.name\s*[!=]==\s*['"](command|claude|codex)['"]/.test(text(f)),
+    );
+    expect(byName).toEqual([]);
+  });
+
   it('tells hosts apart by what they can do, not by their name, outside src/hosts', () => {
     const byName = SOURCES.filter((f) => !f.startsWith('src/hosts/')).filter((f) =>
       /\bhost\.name\s*[!=]==|\.host\s*[!=]==\s*['"]/.test(text(f)),

@@ -23,7 +23,7 @@ export function runnerWatch(d: {
   return new LaneWatch({
     scopeOf: (task) => d.plan().children.find((c) => c.id === task)?.scope ?? ['**'],
     promptPatternsOf: (task) => promptPatternsOf(d.profileOf(task).profile),
-    animated: (task) => agentOf(d.profileOf(task).profile).name !== 'command',
+    animated: (task) => agentOf(d.profileOf(task).profile).sessions,
     stallTimeoutMs: d.config.stall_timeout_ms,
     clock: d.clock,
     worktrees: d.worktrees,

@@ -43,7 +43,7 @@ export function prepareLaunch(input: {
 }): PreparedLaunch {
   const { agent, attempt, kernel } = input;
   // An agent continues its own conversation when it had one (a rework, a relaunch).
-  const resumeId = agent.name === 'command' ? null : sessionToResume(kernel);
+  const resumeId = agent.sessions ? sessionToResume(kernel) : null;
   const prompt = resumeId
     ? resumeInstruction(kernel)
     : buildPrompt({
@@ -83,7 +83,7 @@ export function prepareLaunch(input: {
     sessionId: launch.sessionId,
     resumed: resumeId !== null,
     token: launch.hookTurns ? randomBytes(24).toString('hex') : null,
-    renderLine: input.mode === 'headless' && agent.name !== 'command' ? (l) => agent.renderLine(l) : null,
+    renderLine: input.mode === 'headless' && agent.sessions ? (l) => agent.renderLine(l) : null,
   };
 }
 

@@ -63,9 +63,7 @@ export async function launchAttempt(
     attempt,
     host: session.host,
     executor: name,
-    ...(agent.name !== 'command'
-      ? { agent: agent.name, session_id: launch.sessionId, resumed: launch.resumed }
-      : {}),
+    ...(agent.sessions ? { agent: agent.name, session_id: launch.sessionId, resumed: launch.resumed } : {}),
   });
   return { session, attempt, launch };
 }
