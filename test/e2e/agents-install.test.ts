@@ -32,7 +32,7 @@ describe('the pinned agents of the tests', () => {
     const empty = tempDir('lanes-agents-missing-');
     mkdirSync(join(empty, 'node_modules', '.bin'), { recursive: true }); // a half-done install
     process.env.LANES_AGENTS_CACHE = empty;
-    expect(() => agentsBinDir()).toThrow(/run node test\/agents\/install\.mjs/);
+    expect(() => agentsBinDir()).toThrow(/run node test\/fixtures\/agent-clis\/install\.mjs/);
     expect(() => claudeBin()).toThrow(/not installed/);
     expect(() => codexBin()).toThrow(/not installed/);
   });
