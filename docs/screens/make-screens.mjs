@@ -30,6 +30,8 @@ const DELAY_MS = 5000;
 const POLL_MS = 100;
 /** Wave 1 before its lanes have written their files. */
 const NOT_WRITTEN = /^(?![\s\S]*: wrote )/;
+/** No pane line cut at its border: every pane has its cell's size. */
+const RESIZED = /^(?![\s\S]*…│)/;
 const SQRT_FIX =
   'export const sqrt = (x) => {\n  let r = x;\n  for (let i = 0; i < 50; i++) r = (r + x / r) / 2;\n  return r;\n};\n';
 
@@ -159,7 +161,13 @@ export async function captureScreens(cols, rows) {
     term.keys('Escape');
     await term.waitFor(/^(?![\s\S]*any other key closes)/, 'the help to close', 10_000);
     term.keys('g');
-    shots.grid = await term.waitFor([/╮╭/, /│sub: Add/, /│mul: Add/, NOT_WRITTEN], 'the grid', 30_000);
+    // The panes take the grid's size a moment after it opens: until then a line printed at
+    // the single pane's width is cut (…) where, resized, it wraps. The capture waits for that.
+    shots.grid = await term.waitFor(
+      [/╮╭/, /│sub: Add/, /│mul: Add/, NOT_WRITTEN, RESIZED],
+      'the grid',
+      30_000,
+    );
     term.keys('g');
     await term.waitFor(/^(?![\s\S]*╮╭)/, 'the grid to close', 10_000);
 

@@ -9,9 +9,12 @@ import { appendFileSync } from 'node:fs';
 // A point name may itself hold colons (`tick-persist:commit`): the count is what follows
 // the last colon when that is a number. LANES_STOP_AT=<same spec> stops the process there
 // instead (SIGSTOP), so a test can act while lanes is held at that point and let it go on
-// (SIGCONT): the moment between two steps made wide on purpose.
+// (SIGCONT): the moment between two steps made wide on purpose. LANES_CRASH_ARM=<point>:
+// reaches count for LANES_CRASH_AT only once that point has been reached (a moment within a
+// run, such as a way out taken, from which the steps are the same in every run).
 
 const counts = new Map<string, number>();
+let armed = !process.env.LANES_CRASH_ARM;
 
 export interface CrashSpec {
   point: string;
@@ -35,8 +38,9 @@ export function parseCrashSpec(spec: string): CrashSpec {
 export function crashPoint(point: string, detail?: string): void {
   const countFile = process.env.LANES_CRASH_COUNT_FILE;
   if (countFile) appendFileSync(countFile, `${detail ? `${point} ${detail}` : point}\n`);
+  if (!armed && point === process.env.LANES_CRASH_ARM) armed = true;
   const crash = process.env.LANES_CRASH_AT;
-  if (crash && reached(crash, point, detail, 'crash')) {
+  if (crash && armed && reached(crash, point, detail, 'crash')) {
     const where = detail ? ` (${detail})` : '';
     process.stderr.write(`lanes: crash point ${crash} reached${where} (LANES_CRASH_AT)\n`);
     process.kill(process.pid, 'SIGKILL');

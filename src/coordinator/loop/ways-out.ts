@@ -1,4 +1,5 @@
 import { CANCEL_REASON } from '../../core/ways-out/cancel.js';
+import { crashPoint } from '../../process/crash-points.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { WorktreePort } from '../../core/ports/worktree-port.js';
 import type { ChildRecord } from '../../core/records/record.js';
@@ -63,6 +64,7 @@ export class WaysOut {
     for (const { file, request } of this.deps.store.pendingRequests()) {
       if (this.requestFiles.has(file)) continue;
       this.requestFiles.add(file);
+      crashPoint('way-out-taken', request.action);
       if (request.action === 'cancel') this.cancel(request.reason);
       else this.drop(request.task_id, request.reason);
     }
