@@ -156,7 +156,7 @@ describe('crash cells for the ways out through a running coordinator', () => {
       expect(reference.asked.exitCode, reference.asked.stderr).toBe(0);
       expect(await problemsOf(reference.repo, way)).toEqual([]);
       const cells = cellsOf(reference.reached);
-  
+
       expect(cells.length).toBeGreaterThan(3);
       const results = await pool(cells, CONCURRENCY, async (spec) => {
         const r = await handOver(ctx, way, { LANES_CRASH_AT: spec, LANES_CRASH_ARM: ARM });
