@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readSync, watch } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { badInput } from '../../core/basics/errors.js';
@@ -30,9 +31,41 @@ function printTranscripts(ctx: CommandContext, dir: string): void {
     .sort((a, b) => Number(a[1]) - Number(b[1]));
   for (const m of attempts) {
     ctx.stdout(`${dim(`── attempt ${m[1]} ──`)}\n`);
-    const text = stripVTControlCharacters(readFileSync(join(dir, m[0]), 'utf8')).replace(/\r\n?/g, '\n');
-    ctx.stdout(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+    printPlain(ctx, join(dir, m[0]));
   }
+}
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * A transcript as plain text, a chunk at a time: a lane's transcript can be 64 MB, and read
+ * whole it took ten times that of memory. Each chunk is cut after its last newline (the rest
+ * goes with the next), so no escape sequence or CR LF is split between two.
+ */
+function printPlain(ctx: CommandContext, file: string): void {
+  const fd = openSync(file, 'r');
+  const decoder = new StringDecoder('utf8');
+  const buffer = Buffer.alloc(CHUNK_BYTES);
+  let carry = '';
+  let endsLine = true;
+  try {
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+      const text = carry + (n > 0 ? decoder.write(buffer.subarray(0, n)) : decoder.end());
+      const cut = n > 0 ? text.lastIndexOf('\n') + 1 : text.length;
+      carry = text.slice(cut);
+      const whole = text.slice(0, cut);
+      if (whole) {
+        const plain = stripVTControlCharacters(whole).replace(/\r\n?/g, '\n');
+        ctx.stdout(plain);
+        if (plain) endsLine = plain.endsWith('\n');
+      }
+      if (n === 0) break;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (!endsLine) ctx.stdout('\n'); // (a last line without its newline gets one, as before)
 }
 
 /** `lanes log [<batch>] [--follow] [--json] [--task <child>]` */
