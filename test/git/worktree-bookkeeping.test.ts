@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processHelper } from '../../src/git/runner/git-helper.js';
@@ -84,7 +84,10 @@ describe("a delivery's tree built while QA runs", () => {
       const st = lstatSync(file, { bigint: true });
       return `${st.ino}:${st.mtimeNs}`;
     };
-    const staged = stamp(join(await gitDirOf(l.path), 'lanes-delivery-index'));
+    const gitDir = await gitDirOf(l.path);
+    const built = readdirSync(gitDir).filter((f) => f.startsWith('lanes-delivery-index'));
+    expect(built).toHaveLength(1);
+    const staged = stamp(join(gitDir, built[0]!));
     const commit = await l.port.commitDelivery(l.path, 'lane/x', ['a.txt'], 'goal', ids(l.base));
     expect(await git(l.repo, 'show', `${commit}:a.txt`)).toBe('staged');
     expect(stamp(join(await gitDirOf(l.path), 'index'))).toBe(staged);

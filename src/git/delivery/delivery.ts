@@ -106,6 +106,8 @@ function fileStamps(lanePath: string, paths: readonly string[]): { text: string;
  * built while QA runs (RepoGit.stageDelivery): the commit takes it only if none of its files
  * changed since (their stat data), else builds it again.
  */
+let deliveryBuilds = 0;
+
 export async function buildDeliveryTree(
   lanePath: string,
   base: string,
@@ -116,7 +118,10 @@ export async function buildDeliveryTree(
   // "The tick never waits for a worktree").
   const gitDir = linkedGitDir(lanePath);
   const scratch = gitDir === null ? scratchDir('lanes-index') : null;
-  const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, 'lanes-delivery-index');
+  // Each build its own index file: a build while QA ran and the commit's own can overlap in
+  // one lane, and git locks an index file (`<index>.lock`) while it writes it.
+  const own = `lanes-delivery-index-${process.pid}-${++deliveryBuilds}`;
+  const index = gitDir === null ? join(scratch!, 'index') : join(gitDir, own);
   const built = {
     base,
     paths: paths.join('\0'),
@@ -129,7 +134,6 @@ export async function buildDeliveryTree(
   };
   const env = { GIT_INDEX_FILE: index };
   try {
-    rmSync(index, { force: true }); // (one a crash left)
     // Starting from a copy of the lane's index, `read-tree -m` keeps the file stat data of
     // every entry that matches the base, so the lane's index stays as cheap to check as
     // `git reset` would leave it. When the lane's last status found its index holding the
