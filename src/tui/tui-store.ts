@@ -7,17 +7,18 @@ import type { Report } from '../core/records/report.js';
 import { computeWaves } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
+import { MIN_INTERVAL_MS, RedrawPace } from './redraw-pace.js';
 
 // The views take the record's state names from here (components import only src/tui).
 export type { BatchState, ChildState };
 
 // The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
-// The coordinator's events update it; listeners are told at most REDRAW_HZ times a second,
+// The coordinator's events update it; listeners are told at most REDRAW_HZ times a second
+// (fewer when frames are costly: src/tui/redraw-pace.ts),
 // and pane output only counts for panes on screen (hidden lanes keep their screen model
 // current in the pty host without causing a redraw).
 
-export const REDRAW_HZ = 20;
-const REDRAW_INTERVAL_MS = Math.round(1000 / REDRAW_HZ);
+export const REDRAW_HZ = 1000 / MIN_INTERVAL_MS;
 
 const NOTICES_KEPT = 4;
 
@@ -57,6 +58,7 @@ export class TuiStore {
   private listeners = new Set<() => void>();
   private timer: NodeJS.Timeout | null = null;
   private dirty = false;
+  private readonly pace = new RedrawPace();
   private visible = new Set<string>();
   private health = new Map<string, LaneHealth>();
   /** Each child's wave, as the confirmation and `plan check` count them (1-based). */
@@ -102,7 +104,7 @@ export class TuiStore {
 
   getSnapshot = (): TuiSnapshot => this.snapshot;
 
-  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second. */
+  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second (see RedrawPace). */
   private changed(): void {
     this.dirty = true;
     if (this.timer) return;
@@ -111,8 +113,13 @@ export class TuiStore {
       if (!this.dirty) return;
       this.dirty = false;
       this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
+      const began = performance.now();
       for (const l of this.listeners) l();
-    }, REDRAW_INTERVAL_MS);
+      // React renders in a microtask queued by the listeners; this one runs after it.
+      queueMicrotask(() => {
+        this.pace.frameCost(performance.now() - began);
+      });
+    }, this.pace.interval());
   }
 
   private readonly parsing = new Set<string>();
