@@ -9,6 +9,7 @@ import { paneTerminal } from './pane-terminal.js';
 import { paneThroughput } from './pane-throughput.js';
 import { planCheck } from './plan-check.js';
 import { firstFrame } from './first-frame.js';
+import { manyLanes } from './many-lanes.js';
 import { finalBisectRuns, rebuild64 } from './final-verification.js';
 import { formatFigure } from './stats.js';
 import type { Figure } from './stats.js';
@@ -33,6 +34,7 @@ const figures: [string, () => Promise<Figure>][] = [
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
   ['keystroke_latency_integrating', () => keystrokeIntegrating(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
+  ['many_lanes', () => manyLanes(quick ? 20 : 50)],
   ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
   ['rebuild_64', () => rebuild64(RUNS)],
 ];

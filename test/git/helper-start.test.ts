@@ -10,11 +10,10 @@ import { until } from '../helpers/until.js';
 // from then on in the helper (off the main thread, where the TUI draws).
 
 describe('git while the process helper starts', () => {
-  it('runs in-process until the helper is ready, then in the helper', async () => {
+  it('runs in-process until the helper is ready (the first call starts it), then in the helper', async () => {
     const repo = await makeRepo();
     const helper = processHelper()!;
     const run = vi.spyOn(helper, 'run');
-    helper.warm();
     expect(helper.ready).toBe(false);
     expect((await git(repo, ['rev-parse', '--is-inside-work-tree'])).stdout).toBe('true\n');
     expect(run).not.toHaveBeenCalled();

@@ -86,6 +86,7 @@ function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawRe
   // in-process stays in one queue until it has drained, so two never run side by side.
   if (helper && helper.ready && (!serial || inProcessSerialPending === 0))
     return inHelper(helper, cwd, argv, options, serial);
+  helper?.warm(); // (starting: from its ready on, git runs there)
   if (!serial) return runInProcess(cwd, argv, options);
   inProcessSerialPending++;
   const run = inProcessSerial.then(() =>
