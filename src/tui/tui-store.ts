@@ -112,6 +112,7 @@ export class TuiStore {
       this.timer = null;
       if (!this.dirty) return;
       this.dirty = false;
+      if (this.stale) this.rebuildRows();
       this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
       const began = performance.now();
       for (const l of this.listeners) l();
@@ -155,7 +156,7 @@ export class TuiStore {
   onEvent = (event: CoordinatorEvent): void => {
     switch (event.kind) {
       case 'report':
-        this.applyReport(event.report);
+        this.refresh(event.report);
         return;
       case 'launched':
         this.sessions.set(event.task, event.session);
@@ -164,19 +165,19 @@ export class TuiStore {
           this.changed();
           this.redrawWhenParsed(event.task, event.session);
         });
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'exited':
         this.health.delete(event.task);
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'health':
         this.health.set(event.task, event.health);
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'paused':
         this.notice(`dispatch paused: ${event.why}`);
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'notice':
         this.notice(event.text);
@@ -199,8 +200,31 @@ export class TuiStore {
     this.changed();
   }
 
-  /** Rebuilds the rows from the record (and the last report's handoffs) and the kernel records. */
+  private stale = false;
+  private staleReport: Report | null = null;
+
+  /**
+   * The rows are rebuilt once a redraw, however many events came in between: a rebuild
+   * reads the record and every lane's kernel record, and 100 lanes exiting together made
+   * 100 rebuilds of 100 reads each on the thread that draws (many_lanes, docs/BENCH.md).
+   */
+  private refresh(report: Report | null = null): void {
+    if (report) this.staleReport = report;
+    this.stale = true;
+    this.changed();
+  }
+
+  /** Rebuilds the rows from the record (and the last report's handoffs) and the kernel records, now. */
   applyReport(report: Report | null): void {
+    if (report) this.staleReport = report;
+    this.rebuildRows();
+    this.changed();
+  }
+
+  private rebuildRows(): void {
+    const report = this.staleReport;
+    this.staleReport = null;
+    this.stale = false;
     const record = this.files.readRecord();
     const last = report ?? this.coordinator?.lastReport ?? null;
     const reviews = new Set(
@@ -241,7 +265,6 @@ export class TuiStore {
       paused: this.coordinator?.paused ?? false,
       pauseReason: this.coordinator?.pauseReason ?? null,
     };
-    this.changed();
   }
 
   dispose(): void {
