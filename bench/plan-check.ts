@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { CLI, tempDir, writeJson } from './fixtures.js';
-import { ratioFigure, timeIt } from './stats.js';
+import { median, ratioFigure, round, timeIt } from './stats.js';
 import type { Figure } from './stats.js';
 
-// 3. plan_check: `lanes plan check` on a 500-child plan against `node -e ''` (process start).
+// 3. plan_check: `lanes plan check` on a 500-child plan against the bare start of lanes,
+// `lanes --version` (issue 28's baseline; target 2x), with `node -e ''` beside it in the
+// detail (the ratio to a bare node: `ratio_to_node`).
 
 function bigPlan(n: number): object {
   return {
@@ -25,8 +27,10 @@ export async function planCheck(n: number, runs: number): Promise<Figure> {
   const plan = writeJson(join(tempDir('lanes-bench-plan-'), 'plan.json'), bigPlan(n));
   const lanes: number[] = [];
   const baseline: number[] = [];
+  const node: number[] = [];
   for (let i = 0; i < runs; i++) {
-    baseline.push(await timeIt(() => execa(process.execPath, ['-e', ''])));
+    node.push(await timeIt(() => execa(process.execPath, ['-e', ''])));
+    baseline.push(await timeIt(() => execa(process.execPath, [CLI, '--version'])));
     lanes.push(
       await timeIt(async () => {
         const r = await execa(process.execPath, [CLI, 'plan', 'check', plan], { reject: false });
@@ -34,5 +38,10 @@ export async function planCheck(n: number, runs: number): Promise<Figure> {
       }),
     );
   }
-  return ratioFigure('plan_check', lanes, baseline, 3, { children: n });
+  return ratioFigure('plan_check', lanes, baseline, 2, {
+    children: n,
+    baseline: 'lanes --version',
+    node_ms: node.map(round),
+    ratio_to_node: round(median(lanes) / median(node)),
+  });
 }

@@ -8,6 +8,8 @@ import { paneEndToEnd } from './pane-end-to-end.js';
 import { paneTerminal } from './pane-terminal.js';
 import { paneThroughput } from './pane-throughput.js';
 import { planCheck } from './plan-check.js';
+import { firstFrame } from './first-frame.js';
+import { manyLanes } from './many-lanes.js';
 import { finalBisectRuns, rebuild64 } from './final-verification.js';
 import { formatFigure } from './stats.js';
 import type { Figure } from './stats.js';
@@ -25,12 +27,14 @@ const figures: [string, () => Promise<Figure>][] = [
   ['integration_overhead', () => integrationOverhead(quick ? 8 : 60, RUNS)],
   ['tick_scaling', () => tickScaling(quick ? 3 : 7)],
   ['plan_check', () => planCheck(500, quick ? 3 : 7)],
+  ['first_frame', () => firstFrame(quick ? 3 : 7)],
   ['pane_throughput', () => paneThroughput(quick ? 2 : 20, RUNS)],
   ['pane_throughput_end_to_end', () => paneEndToEnd(quick ? 2 : 20, RUNS)],
   ['pane_throughput_terminal', () => paneTerminal(quick ? 2 : 20, RUNS)],
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
   ['keystroke_latency_integrating', () => keystrokeIntegrating(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
+  ['many_lanes', () => manyLanes(quick ? 20 : 50)],
   ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
   ['rebuild_64', () => rebuild64(RUNS)],
 ];

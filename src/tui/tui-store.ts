@@ -7,17 +7,18 @@ import type { Report } from '../core/records/report.js';
 import { computeWaves } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
+import { MIN_INTERVAL_MS, RedrawPace } from './redraw-pace.js';
 
 // The views take the record's state names from here (components import only src/tui).
 export type { BatchState, ChildState };
 
 // The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
-// The coordinator's events update it; listeners are told at most REDRAW_HZ times a second,
+// The coordinator's events update it; listeners are told at most REDRAW_HZ times a second
+// (fewer when frames are costly: src/tui/redraw-pace.ts),
 // and pane output only counts for panes on screen (hidden lanes keep their screen model
 // current in the pty host without causing a redraw).
 
-export const REDRAW_HZ = 20;
-const REDRAW_INTERVAL_MS = Math.round(1000 / REDRAW_HZ);
+export const REDRAW_HZ = 1000 / MIN_INTERVAL_MS;
 
 const NOTICES_KEPT = 4;
 
@@ -57,6 +58,7 @@ export class TuiStore {
   private listeners = new Set<() => void>();
   private timer: NodeJS.Timeout | null = null;
   private dirty = false;
+  private readonly pace = new RedrawPace();
   private visible = new Set<string>();
   private health = new Map<string, LaneHealth>();
   /** Each child's wave, as the confirmation and `plan check` count them (1-based). */
@@ -102,7 +104,7 @@ export class TuiStore {
 
   getSnapshot = (): TuiSnapshot => this.snapshot;
 
-  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second. */
+  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second (see RedrawPace). */
   private changed(): void {
     this.dirty = true;
     if (this.timer) return;
@@ -110,9 +112,15 @@ export class TuiStore {
       this.timer = null;
       if (!this.dirty) return;
       this.dirty = false;
+      if (this.stale) this.rebuildRows();
       this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
+      const began = performance.now();
       for (const l of this.listeners) l();
-    }, REDRAW_INTERVAL_MS);
+      // React renders in a microtask queued by the listeners; this one runs after it.
+      queueMicrotask(() => {
+        this.pace.frameCost(performance.now() - began);
+      });
+    }, this.pace.interval());
   }
 
   private readonly parsing = new Set<string>();
@@ -148,7 +156,7 @@ export class TuiStore {
   onEvent = (event: CoordinatorEvent): void => {
     switch (event.kind) {
       case 'report':
-        this.applyReport(event.report);
+        this.refresh(event.report);
         return;
       case 'launched':
         this.sessions.set(event.task, event.session);
@@ -157,19 +165,19 @@ export class TuiStore {
           this.changed();
           this.redrawWhenParsed(event.task, event.session);
         });
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'exited':
         this.health.delete(event.task);
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'health':
         this.health.set(event.task, event.health);
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'paused':
         this.notice(`dispatch paused: ${event.why}`);
-        this.applyReport(null);
+        this.refresh();
         return;
       case 'notice':
         this.notice(event.text);
@@ -192,8 +200,31 @@ export class TuiStore {
     this.changed();
   }
 
-  /** Rebuilds the rows from the record (and the last report's handoffs) and the kernel records. */
+  private stale = false;
+  private staleReport: Report | null = null;
+
+  /**
+   * The rows are rebuilt once a redraw, however many events came in between: a rebuild
+   * reads the record and every lane's kernel record, and 100 lanes exiting together made
+   * 100 rebuilds of 100 reads each on the thread that draws (many_lanes, docs/BENCH.md).
+   */
+  private refresh(report: Report | null = null): void {
+    if (report) this.staleReport = report;
+    this.stale = true;
+    this.changed();
+  }
+
+  /** Rebuilds the rows from the record (and the last report's handoffs) and the kernel records, now. */
   applyReport(report: Report | null): void {
+    if (report) this.staleReport = report;
+    this.rebuildRows();
+    this.changed();
+  }
+
+  private rebuildRows(): void {
+    const report = this.staleReport;
+    this.staleReport = null;
+    this.stale = false;
     const record = this.files.readRecord();
     const last = report ?? this.coordinator?.lastReport ?? null;
     const reviews = new Set(
@@ -234,7 +265,6 @@ export class TuiStore {
       paused: this.coordinator?.paused ?? false,
       pauseReason: this.coordinator?.pauseReason ?? null,
     };
-    this.changed();
   }
 
   dispose(): void {

@@ -11,7 +11,7 @@ import { askConfirmation, createBatch, describePlan, preflight } from '../start/
 import type { CommandContext } from '../context.js';
 import { formatReport } from '../batch-run/print-report.js';
 import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
-import { runTui } from '../batch-run/lazy-tui.js';
+import { preloadTui, runTui } from '../batch-run/lazy-tui.js';
 import { HOSTS } from '../../hosts/hosts.js';
 
 const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
@@ -41,6 +41,8 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const parallel = positiveIntArg('start', 'parallel', values.parallel);
   const preferences = preferenceArgs('start', values);
   const plan = loadPlan(resolve(ctx.cwd, file));
+  const drawing = drawsTui(values.headless) && !values['no-run'] && !values.json;
+  if (drawing) preloadTui(); // (Ink and React load while the preflight's git runs)
   const repo = await findRepo(ctx.cwd);
   // The resolved executors, models and efforts go into the confirmed plan, so a resume
   // runs what was confirmed (src/cli/confirm.ts).
@@ -51,7 +53,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
     { checkPrograms: !values['no-run'], allowOverlap: values['allow-overlap'] ?? false },
   );
   const command = ['lanes', 'start', ...argv].join(' ');
-  if (drawsTui(values.headless) && !values['no-run'] && !values.json) {
+  if (drawing) {
     const create = async () => {
       const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
       await createBatch(repo, plan, checked, new Date());

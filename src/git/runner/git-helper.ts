@@ -87,6 +87,8 @@ export class GitHelper {
   private buffer = '';
   /** Set when the helper could not start: git runs in-process from then on. */
   failed = false;
+  /** Set when the helper has started and said so (its node start-up takes 50-100 ms). */
+  ready = false;
 
   run(request: HelperRequest): Promise<HelperResult> {
     return this.ask<HelperResult & { exitCode: number | null }>({ kind: 'git', ...request }).then((a) => ({
@@ -155,6 +157,7 @@ export class GitHelper {
     const ended = (why: string) => {
       if (this.child !== child) return;
       this.child = null;
+      this.ready = false;
       this.buffer = '';
       for (const [id, w] of this.waiting) {
         this.waiting.delete(id);
@@ -183,6 +186,10 @@ export class GitHelper {
         answer = JSON.parse(line) as { id: number } & Record<string, unknown>;
       } catch {
         continue; // (not an answer: a line the helper's node printed itself; never thrown from a stream)
+      }
+      if (answer.ready === true) {
+        this.ready = true;
+        continue;
       }
       const w = this.waiting.get(answer.id);
       if (!w || w.partial?.(answer)) continue;

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { LanesError } from '../../core/basics/errors.js';
 import { processHelper } from './git-helper.js';
+import type { GitHelper } from './git-helper.js';
 
 // The one way lanes runs git: argv arrays (never a shell string), hooks, pager and editor
 // kept out of it, and a typed error that carries the command and its stderr.
@@ -80,30 +81,49 @@ interface RawResult {
 function runGit(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
   const helper = processHelper();
   const serial = isWorktreeBookkeeping(argv);
-  if (helper) {
-    // Off the main thread (git-helper.ts); git's own variables as they are now.
-    const current = Object.fromEntries(
-      Object.entries(process.env).filter(
-        (entry): entry is [string, string] => entry[0].startsWith('GIT_') && entry[1] !== undefined,
-      ),
-    );
-    return helper.run({
-      cwd,
-      argv,
-      env: { ...current, ...GIT_ENV, ...options.env },
-      ...(options.input !== undefined ? { input: options.input } : {}),
-      ...(serial ? { serial } : {}),
-    });
-  }
+  // Until the helper has started, git runs in-process: the first frame of `lanes start` (its
+  // preflight's git) does not wait for a node start-up. Worktree bookkeeping started
+  // in-process stays in one queue until it has drained, so two never run side by side.
+  if (helper && helper.ready && (!serial || inProcessSerialPending === 0))
+    return inHelper(helper, cwd, argv, options, serial);
+  helper?.warm(); // (starting: from its ready on, git runs there)
   if (!serial) return runInProcess(cwd, argv, options);
-  const run = inProcessSerial.then(() => runInProcess(cwd, argv, options));
-  const settled = () => undefined;
+  inProcessSerialPending++;
+  const run = inProcessSerial.then(() =>
+    helper?.ready ? inHelper(helper, cwd, argv, options, serial) : runInProcess(cwd, argv, options),
+  );
+  const settled = () => {
+    inProcessSerialPending--;
+  };
   inProcessSerial = run.then(settled, settled); // (a failed one does not stop the ones after it)
   return run;
 }
 
-/** The serial commands run in-process (no helper): each after the one before. */
+/** Off the main thread (git-helper.ts); git's own variables as they are now. */
+function inHelper(
+  helper: GitHelper,
+  cwd: string,
+  argv: string[],
+  options: GitOptions,
+  serial: boolean,
+): Promise<RawResult> {
+  const current = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith('GIT_') && entry[1] !== undefined,
+    ),
+  );
+  return helper.run({
+    cwd,
+    argv,
+    env: { ...current, ...GIT_ENV, ...options.env },
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(serial ? { serial } : {}),
+  });
+}
+
+/** The serial commands run in-process (no helper, or not yet): each after the one before. */
 let inProcessSerial: Promise<void> = Promise.resolve();
+let inProcessSerialPending = 0;
 
 function runInProcess(cwd: string, argv: string[], options: GitOptions): Promise<RawResult> {
   return new Promise((resolve) => {

@@ -194,4 +194,5 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   }
 });
 process.stdout.on('error', () => process.exit(0));
+out({ ready: true });
 `;

@@ -6,8 +6,9 @@ import xterm from '@xterm/headless';
 //
 // The pty is read as fast as the executor writes (a pty left unread when its executor exits
 // loses output in the kernel; docs/DECISIONS.md "Pane output"), and xterm parses slower than
-// that. So chunks wait here: at most IN_FLIGHT_CHUNKS are handed to xterm at once (its parse
-// slices stay short, so keys are not starved), and when more than MAX_QUEUED_CHARS wait, the
+// that. So chunks wait here: at most SLICE_CHARS are handed to xterm at once, the next slice
+// after the ptys have been read (parse slices stay short: the ptys are read and keys are not
+// starved, and a pty is read as fast as tmux reads it), and when more than MAX_QUEUED_CHARS wait, the
 // oldest are dropped: only the last screenful and the scrollback can still be seen, and the
 // transcript (not this) keeps every byte.
 
@@ -16,8 +17,10 @@ type XTerm = InstanceType<typeof Terminal>;
 
 export const DEFAULT_SCROLLBACK = 2000;
 
-/** Chunks of pty output (up to 4 KB each) handed to xterm at once. */
-const IN_FLIGHT_CHUNKS = 32;
+/** Characters handed to xterm at once: about 1.5 ms of parsing on this machine. */
+const SLICE_CHARS = 64 * 1024;
+/** Between slices, this many times the last slice's time for other work (parsing takes at most a third). */
+const PARSE_GAP_FACTOR = 2;
 /** Characters queued for xterm at most (a few screenfuls and a full scrollback, many times over). */
 const MAX_QUEUED_CHARS = 1024 * 1024;
 /** What dropping leaves queued: the newest characters, this many at least. */
@@ -52,6 +55,12 @@ export class ScreenModel {
   private queue: Queued[] = [];
   private queuedChars = 0;
   private inFlight = 0;
+  private inFlightChars = 0;
+  private sliceStarted = 0;
+  /** Between two slices: what arrives meanwhile waits for the next one. */
+  private resting = false;
+  /** Whether output arrived since the slice began: a flood (rest after it) or a tail (parse on). */
+  private arrived = false;
   private idle: Promise<void> = Promise.resolve();
   private becomeIdle: (() => void) | null = null;
 
@@ -67,7 +76,8 @@ export class ScreenModel {
     const written = new Promise<void>((done) => this.queue.push({ data, done }));
     this.queuedChars += data.length;
     if (this.queuedChars > MAX_QUEUED_CHARS) this.dropOldest();
-    this.pump();
+    this.arrived = true;
+    if (!this.resting) this.pump();
     return written;
   }
 
@@ -76,22 +86,49 @@ export class ScreenModel {
     return this.idle;
   }
 
+  /**
+   * Hands xterm the next slice. Only here, never from xterm's callbacks: xterm parses what
+   * it holds in one go (up to 12 ms), so a slice refilled from inside that loop kept the
+   * pty from being read, and the executor waited on the parsing.
+   */
   private pump(): void {
-    while (this.inFlight < IN_FLIGHT_CHUNKS && this.queue.length > 0) {
+    if (this.inFlight === 0) {
+      this.sliceStarted = performance.now();
+      this.arrived = false;
+    }
+    while (this.inFlightChars < SLICE_CHARS && this.queue.length > 0) {
       const { data, done } = this.queue.shift()!;
       this.queuedChars -= data.length;
+      this.inFlightChars += data.length;
       this.inFlight++;
       this.term.write(data, () => {
         this.inFlight--;
+        this.inFlightChars -= data.length;
         done();
-        this.pump();
-        if (this.inFlight === 0 && this.queue.length === 0) {
-          const resolve = this.becomeIdle;
-          this.becomeIdle = null;
-          resolve?.();
-        }
+        if (this.inFlight > 0) return;
+        if (this.queue.length > 0) return this.nextSlice();
+        const resolve = this.becomeIdle;
+        this.becomeIdle = null;
+        resolve?.();
       });
     }
+  }
+
+  /**
+   * The next slice after the ptys have been read (setImmediate runs after I/O). While output
+   * floods in, also after PARSE_GAP_FACTOR times what the last slice took: the queue grows
+   * and its oldest part is dropped unparsed, so a flood costs a bounded share of the thread.
+   * When nothing arrived during the slice, the rest is a tail: parsed on at once.
+   */
+  private nextSlice(): void {
+    const gap = this.arrived ? (performance.now() - this.sliceStarted) * PARSE_GAP_FACTOR : 0;
+    const next = () => {
+      this.resting = false;
+      this.pump();
+    };
+    this.resting = true;
+    if (gap < 1) setImmediate(next);
+    else setTimeout(next, gap);
   }
 
   /** Drops the oldest queued chunks; resets the colours and replays the screen they left. */

@@ -1,0 +1,41 @@
+import { describe, expect, it, vi } from 'vitest';
+import { batchPorts } from '../../src/cli/batch-run/batch-ports.js';
+import { REDRAW_HZ, TuiStore } from '../../src/tui/tui-store.js';
+import { startBatch } from '../helpers/batch.js';
+import { makeRepo } from '../helpers/repo.js';
+
+// With 100 lanes, a key pressed while they exited together waited 200-700 ms: every event
+// rebuilt the lane rows, each rebuild reading the record and every lane's kernel record
+// (many_lanes, issue 28). The rows are rebuilt once a redraw, however many events came.
+
+const PLAN = `
+batch: rebuild
+max_parallel: 2
+children:
+  - { id: A, goal: Write a, scope: ["a/**"], acceptance: [{ id: ok, run: "true" }] }
+  - { id: B, goal: Write b, scope: ["b/**"], acceptance: [{ id: ok, run: "true" }] }
+`;
+
+describe('the lane rows under a burst of events', () => {
+  it('are read from the record once a redraw, not once an event', async () => {
+    const d = await startBatch(await makeRepo(), PLAN);
+    await d.provisionAll(await d.tick());
+    const files = batchPorts(d.repo, 'rebuild').store;
+    vi.useFakeTimers();
+    try {
+      const store = new TuiStore(files, d.plan);
+      const reads = vi.spyOn(files, 'readRecord');
+      let redraws = 0;
+      store.subscribe(() => redraws++);
+      for (let i = 0; i < 50; i++)
+        store.onEvent({ kind: 'exited', task: i % 2 ? 'A' : 'B', code: 0, signal: null });
+      vi.advanceTimersByTime(1000 / REDRAW_HZ);
+      expect(redraws).toBe(1);
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(store.getSnapshot().rows.map((r) => r.taskId)).toEqual(['A', 'B']);
+      store.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
