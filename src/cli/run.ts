@@ -14,6 +14,8 @@ const HELP = `lanes — run a plan of coding tasks in parallel git worktrees
 
 usage: lanes [-C <dir>] <command> [options]
 
+  init [<plan>] [--config]          write a commented starter plan (default plan.yaml) and, with
+                                    --config, lanes.config.json with the built-in profiles
   plan check <plan>                 validate a plan and print its waves
   start <plan> [--parallel N] [--headless] [--host NAME] [--yes] [--executor NAME]
         [--model M] [--effort E] [--no-run] [--allow-overlap]
@@ -137,6 +139,8 @@ export async function run(
     case 'plan':
       if (rest[0] !== 'check') throw badInput('usage', `usage: lanes plan check <plan>`);
       return planCheck(context, rest.slice(1));
+    case 'init':
+      return (await import('./commands/init.js')).initCommand(context, rest);
     case 'status':
       return (await import('./commands/status.js')).status(context, rest);
     case 'tick':

@@ -34,7 +34,9 @@ export type ErrorCode =
   | 'clean_refused'
   // A lane branch deleted or moved by someone else while lanes committed its delivery.
   | 'lane_branch_moved'
-  | 'hook_invalid';
+  | 'hook_invalid'
+  // lanes init: a file it would write is there already.
+  | 'file_exists';
 
 /**
  * An error lanes raises on purpose. `Code` is one of the codes above, or an adapter's own

@@ -65,7 +65,7 @@ const childSchema = z.strictObject({
   review: z.literal('human', { message: 'must be "human" (or left out)' }).optional(),
 });
 
-const planSchema = z.strictObject({
+export const planSchema = z.strictObject({
   batch: idSchema,
   base: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).default('HEAD'),
   max_parallel: positiveInt.optional(),
