@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HookMessage, HookReply } from '../core/turns/hook-message.js';
+import type { Usage } from '../core/records/usage.js';
 
 // One small interface per coding agent (docs/DECISIONS.md, Agents): how to start a fresh
 // or resumed session, interactive (a pane) or headless (CI), with lanes' per-session hook;
@@ -75,6 +76,10 @@ export interface AgentAdapter<Name extends string = string> {
   readonly promptPatterns: readonly string[];
   /** A session id named in one line of the agent's output (headless JSON), if any. */
   sessionIdFromOutput(line: string): string | null;
+  /** What one line of the agent's headless JSON reports it spent (added to the attempt's), if anything. */
+  usageFromOutput(line: string): Usage | null;
+  /** Whether such a report is new spending (`added`) or the session's running total (`session-total`). */
+  readonly usageIs: 'added' | 'session-total';
   /** One headless output line as transcript lines (plain text lines pass through). */
   renderLine(line: string): string[];
   /** What the hook prints and exits with, for the coordinator's reply. */
@@ -95,6 +100,10 @@ export function renderJsonLine(line: string, render: (event: Record<string, unkn
   if (!event) return line.trim() ? [line] : [];
   return render(event);
 }
+
+/** A whole number ≥ 0 from an agent's JSON (anything else counts 0). */
+export const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
 
 /** Parses a JSON line into an object, or null when it is not one. */
 export function jsonObject(line: string): Record<string, unknown> | null {

@@ -1,6 +1,8 @@
+import type { Usage } from '../core/records/usage.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
 import {
   blockingStopHookOutput,
+  count,
   firstLine,
   jsonHookInput,
   jsonObject,
@@ -65,9 +67,27 @@ export const claudeAgent: AgentAdapter<'claude'> = {
     const event = jsonObject(line);
     return typeof event?.session_id === 'string' ? event.session_id : null;
   },
+  usageIs: 'added',
+  usageFromOutput: (line) => claudeUsage(jsonObject(line)),
   renderLine: (line) => renderJsonLine(line, renderClaudeEvent),
   hookOutput: blockingStopHookOutput,
 };
+
+/**
+ * stream-json's `result` (one per `-p` run): the run's usage summed over its model calls,
+ * cache reads and writes as input, and Claude Code's own `total_cost_usd`.
+ */
+export function claudeUsage(event: Record<string, unknown> | null): Usage | null {
+  if (event?.type !== 'result' || !event.usage || typeof event.usage !== 'object') return null;
+  const u = event.usage as Record<string, unknown>;
+  const cost = event.total_cost_usd;
+  return {
+    input_tokens:
+      count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens),
+    output_tokens: count(u.output_tokens),
+    cost_usd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
+  };
+}
 
 interface ContentBlock {
   type?: string;

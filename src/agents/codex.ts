@@ -1,6 +1,8 @@
+import type { Usage } from '../core/records/usage.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
 import {
   blockingStopHookOutput,
+  count,
   firstLine,
   jsonHookInput,
   jsonObject,
@@ -76,9 +78,21 @@ export const codexAgent: AgentAdapter<'codex'> = {
     const event = jsonObject(line);
     return event?.type === 'thread.started' && typeof event.thread_id === 'string' ? event.thread_id : null;
   },
+  usageIs: 'session-total',
+  usageFromOutput: (line) => codexUsage(jsonObject(line)),
   renderLine: (line) => renderJsonLine(line, renderCodexEvent),
   hookOutput: blockingStopHookOutput,
 };
+
+/**
+ * `exec --json`'s `turn.completed`: the turn's usage (its input counts the cached input
+ * too; reasoning is part of the output). Codex gives no cost figure.
+ */
+export function codexUsage(event: Record<string, unknown> | null): Usage | null {
+  if (event?.type !== 'turn.completed' || !event.usage || typeof event.usage !== 'object') return null;
+  const u = event.usage as Record<string, unknown>;
+  return { input_tokens: count(u.input_tokens), output_tokens: count(u.output_tokens), cost_usd: null };
+}
 
 interface Item {
   type?: string;
