@@ -21,9 +21,11 @@ usage: lanes [-C <dir>] <command> [options]
         [--model M] [--effort E] [--no-run] [--allow-overlap]
                                     confirm a plan and run the batch to its end (--allow-overlap:
                                     even when its scopes may overlap a batch under way here)
-  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]
+  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N]
+         [--max-tokens N] [--parallel N]
                                     go on with a stopped batch (--approve: the fresh confirmation;
-                                    --budget: a larger budget.max_children, needed for budget_stopped)
+                                    --budget: a larger budget.max_children, --max-tokens: a larger
+                                    budget.max_tokens, the one that is spent needed for budget_stopped)
   drop <batch> <child> [--reason TEXT]
                                     the child and its dependents leave the batch (state dropped;
                                     their work stays on their lane branches)

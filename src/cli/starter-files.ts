@@ -13,10 +13,12 @@ batch: starter
 base: HEAD
 # How many children run at once (default: the config, AGENTS.md / CLAUDE.md, or 2).
 # max_parallel: 2
-# Limits: how many children the batch may start, and the QA failures a child may have.
+# Limits: how many children the batch may start, the QA failures a child may have, and
+# the tokens the agents may report spent before no new lane starts (budget_stopped).
 # budget:
 #   max_children: 10
 #   qa_failure_limit: 3
+#   max_tokens: 2000000
 # The executor profile of every child that names none (a built-in one: claude, codex,
 # aider, script; or one of lanes.config.json's executors).
 executor: script

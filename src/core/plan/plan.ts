@@ -70,7 +70,12 @@ export const planSchema = z.strictObject({
   base: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).default('HEAD'),
   max_parallel: positiveInt.optional(),
   budget: z
-    .strictObject({ max_children: positiveInt.optional(), qa_failure_limit: positiveInt.optional() })
+    .strictObject({
+      max_children: positiveInt.optional(),
+      qa_failure_limit: positiveInt.optional(),
+      /** Tokens the agents may report spent before no new lane starts (budget_stopped). */
+      max_tokens: positiveInt.optional(),
+    })
     .default({}),
   executor: idSchema.optional(),
   model: modelSchema.optional(),
