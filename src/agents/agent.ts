@@ -84,6 +84,17 @@ export interface AgentAdapter<Name extends string = string> {
   renderLine(line: string): string[];
   /** What the hook prints and exits with, for the coordinator's reply. */
   hookOutput(reply: HookReply): HookOutput;
+  /** A headless run that may read the repository and not change it (`lanes plan draft`); absent: none. */
+  readonly readOnly?: ReadOnlyRun;
+}
+
+export interface ReadOnlyRun {
+  /** The argv of one round: the first (`sessionId` null: `newSessionId` is free to use) or one that continues it. */
+  argv(program: string, prompt: string, sessionId: string | null, newSessionId: string): string[];
+  /** The session a line of its output names, if any. */
+  sessionFrom(line: string): string | null;
+  /** The agent's answer a line of its output carries (the last one counts), if any. */
+  answerFrom(line: string): string | null;
 }
 
 /** A command string for agents that run hooks through a shell: every argument single-quoted. */

@@ -71,6 +71,26 @@ export const claudeAgent: AgentAdapter<'claude'> = {
   usageFromOutput: (line) => claudeUsage(jsonObject(line)),
   renderLine: (line) => renderJsonLine(line, renderClaudeEvent),
   hookOutput: blockingStopHookOutput,
+  // Plan mode: Claude Code reads and answers, its edit and shell tools asking for a
+  // permission that -p never gives.
+  readOnly: {
+    argv: (program, prompt, sessionId, fresh) => [
+      program,
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'plan',
+      ...(sessionId ? ['--resume', sessionId] : ['--session-id', fresh]),
+      prompt,
+    ],
+    sessionFrom: (line) => claudeAgent.sessionIdFromOutput(line),
+    answerFrom(line) {
+      const event = jsonObject(line);
+      return event?.type === 'result' && typeof event.result === 'string' ? event.result : null;
+    },
+  },
 };
 
 /**

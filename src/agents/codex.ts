@@ -82,6 +82,24 @@ export const codexAgent: AgentAdapter<'codex'> = {
   usageFromOutput: (line) => codexUsage(jsonObject(line)),
   renderLine: (line) => renderJsonLine(line, renderCodexEvent),
   hookOutput: blockingStopHookOutput,
+  // Its read-only sandbox: commands run, none writes.
+  readOnly: {
+    argv: (program, prompt, sessionId) => [
+      program,
+      'exec',
+      '--json',
+      '--sandbox',
+      'read-only',
+      ...(sessionId ? ['resume', sessionId] : []),
+      prompt,
+    ],
+    sessionFrom: (line) => codexAgent.sessionIdFromOutput(line),
+    answerFrom(line) {
+      const event = jsonObject(line);
+      const item = (event?.type === 'item.completed' ? event.item : null) as Item | null;
+      return item?.type === 'agent_message' && typeof item.text === 'string' ? item.text : null;
+    },
+  },
 };
 
 /**

@@ -36,7 +36,10 @@ export type ErrorCode =
   | 'lane_branch_moved'
   | 'hook_invalid'
   // lanes init: a file it would write is there already.
-  | 'file_exists';
+  | 'file_exists'
+  // lanes plan draft: the agent gave no answer, or changed the work tree.
+  | 'draft_failed'
+  | 'draft_changed_tree';
 
 /**
  * An error lanes raises on purpose. `Code` is one of the codes above, or an adapter's own

@@ -108,8 +108,12 @@ export function parsePlanText(text: string, source: string, yaml: YamlParser | n
   // without it zod leaves `input` out, so every wrong type would read as "required".
   const parsed = planSchema.safeParse(raw, { reportInput: true });
   // (the problems of ids and references are said with the schema's, not after they are mended)
-  if (!parsed.success)
-    throw planError(source, [...planIssueLines(parsed.error, raw), ...referenceProblems(looseChildren(raw))]);
+  if (!parsed.success) {
+    // (a cycle too: a plan with a bad field and a cycle is told both at once)
+    const loose = looseChildren(raw);
+    const cycles = cycleProblems(loose as Plan);
+    throw planError(source, [...planIssueLines(parsed.error, raw), ...referenceProblems(loose), ...cycles]);
+  }
   const problems = [...referenceProblems(parsed.data), ...cycleProblems(parsed.data)];
   if (problems.length > 0) throw planError(source, problems);
   return parsed.data;
