@@ -52,6 +52,7 @@ children:
         '--yes',
         '--no-run',
         '--json',
+        '--allow-overlap', // (the same plan's scopes as batch human, on purpose)
       ]);
       expect(json.exitCode, json.stderr).toBe(0);
       expect(json.stdout.trim().split('\n')).toHaveLength(1);
@@ -72,7 +73,7 @@ children:
       expect(status.exitCode, status.stderr).toBe(0);
       expect(status.stdout.trim().split('\n')).toHaveLength(1);
       const both = JSON.parse(status.stdout) as { record: BatchRecord; report: Report };
-      expect(Object.keys(both).sort()).toEqual(['record', 'report']);
+      expect(Object.keys(both).sort()).toEqual(['record', 'report', 'usage']);
       expect(both.record.batch_state).toBe('prepared');
       expect(both.record.batch_id).toBe('machine');
       expect(both.report).toEqual(first);
