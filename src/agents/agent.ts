@@ -45,6 +45,8 @@ export interface HookInput {
   session_id: string | null;
   /** The agent's last message (of the turn, or its notification), for the transcript. */
   last_message: string | null;
+  /** The agent's own session file (Claude's transcript, Codex's rollout), where it has one. */
+  transcript_path?: string | null;
 }
 
 /** One hook an adapter installs: `lanes hook <kind>` is the command it writes into the agent's settings. */
@@ -78,6 +80,8 @@ export interface AgentAdapter<Name extends string = string> {
   sessionIdFromOutput(line: string): string | null;
   /** What one line of the agent's headless JSON reports it spent (added to the attempt's), if anything. */
   usageFromOutput(line: string): Usage | null;
+  /** An interactive session's running total, read from its session file's text (the hook's `transcript_path`). */
+  usageFromTranscript?(text: string): Usage | null;
   /** Whether such a report is new spending (`added`) or the session's running total (`session-total`). */
   readonly usageIs: 'added' | 'session-total';
   /** One headless output line as transcript lines (plain text lines pass through). */
@@ -156,6 +160,11 @@ export function jsonHookInput(keep: 'last_assistant_message' | 'message' | null)
       session_id: z.string().min(1),
       last_assistant_message: z.string().nullish(),
       message: z.string().nullish(),
+      transcript_path: z.string().min(1).nullish(),
     })
-    .transform((input) => ({ session_id: input.session_id, last_message: (keep && input[keep]) ?? null }));
+    .transform((input) => ({
+      session_id: input.session_id,
+      last_message: (keep && input[keep]) ?? null,
+      ...(input.transcript_path ? { transcript_path: input.transcript_path } : {}),
+    }));
 }

@@ -69,6 +69,7 @@ export const claudeAgent: AgentAdapter<'claude'> = {
   },
   usageIs: 'added',
   usageFromOutput: (line) => claudeUsage(jsonObject(line)),
+  usageFromTranscript: claudeTranscriptUsage,
   renderLine: (line) => renderJsonLine(line, renderClaudeEvent),
   hookOutput: blockingStopHookOutput,
   // Plan mode: Claude Code reads and answers, its edit and shell tools asking for a
@@ -107,6 +108,28 @@ export function claudeUsage(event: Record<string, unknown> | null): Usage | null
     output_tokens: count(u.output_tokens),
     cost_usd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
   };
+}
+
+/**
+ * The session transcript (JSONL): each model call's `usage` on its assistant lines (one
+ * line per content block, the same message id and usage on each), summed once a call.
+ */
+export function claudeTranscriptUsage(text: string): Usage | null {
+  const calls = new Map<string, Record<string, unknown>>();
+  for (const line of text.split('\n')) {
+    const event = jsonObject(line);
+    const message = event?.type === 'assistant' ? (event.message as Record<string, unknown>) : null;
+    if (message && typeof message.id === 'string' && message.usage && typeof message.usage === 'object')
+      calls.set(message.id, message.usage as Record<string, unknown>);
+  }
+  if (calls.size === 0) return null;
+  let input = 0;
+  let output = 0;
+  for (const u of calls.values()) {
+    input += count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens);
+    output += count(u.output_tokens);
+  }
+  return { input_tokens: input, output_tokens: output, cost_usd: null };
 }
 
 interface ContentBlock {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claudeAgent } from '../../src/agents/claude.js';
-import { codexAgent } from '../../src/agents/codex.js';
+import { claudeAgent, claudeTranscriptUsage } from '../../src/agents/claude.js';
+import { codexAgent, codexRolloutUsage } from '../../src/agents/codex.js';
 import { commandAgent } from '../../src/agents/command.js';
 import { kernelRecordSchema, newKernelRecord, startAttempt } from '../../src/core/records/kernel.js';
 import { formatUsage } from '../../src/core/records/usage.js';
@@ -66,5 +66,33 @@ describe('agent usage', () => {
     expect(kernelRecordSchema.parse(old).attempts[0]!.usage).toBeUndefined();
     expect(formatUsage(null)).toBe('—');
     expect(formatUsage({ input_tokens: 12_000, output_tokens: 340, cost_usd: 0.041 })).toBe('12k tok $0.04');
+  });
+
+  it('reads an interactive session file: Claude once a model call, Codex its last token_count', () => {
+    const call = (id: string, n: number) =>
+      JSON.stringify({
+        type: 'assistant',
+        message: { id, usage: { input_tokens: n, output_tokens: 3, cache_read_input_tokens: 1 } },
+      });
+    // (two content blocks of one call carry the same id and usage: counted once)
+    const transcript = [call('m1', 20), call('m1', 20), '{"type":"user"}', call('m2', 40), ''].join('\n');
+    expect(claudeTranscriptUsage(transcript)).toEqual({ input_tokens: 62, output_tokens: 6, cost_usd: null });
+    expect(claudeTranscriptUsage('{"type":"user"}\n')).toBeNull();
+    const count = (total: number) =>
+      JSON.stringify({
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          info: {
+            total_token_usage: { input_tokens: total, output_tokens: total / 10 },
+            last_token_usage: { input_tokens: 100 },
+          },
+        },
+      });
+    const rollout = [count(300), '{"type":"response_item","payload":{"type":"message"}}', count(400)].join(
+      '\n',
+    );
+    expect(codexRolloutUsage(rollout)).toEqual({ input_tokens: 400, output_tokens: 40, cost_usd: null });
+    expect(codexRolloutUsage('{"type":"event_msg","payload":{"type":"token_count","info":null}}')).toBeNull();
   });
 });
