@@ -3,6 +3,7 @@ import { fitParts, partsWidth } from '../src/tui/fit.js';
 import type { Part } from '../src/tui/fit.js';
 import type { TuiSnapshot } from '../src/tui/tui-store.js';
 import { formatElapsed, stateColor } from './theme.js';
+import { formatUsage } from '../src/tui/usage-text.js';
 
 const BAR_WIDTH = 20;
 
@@ -31,6 +32,8 @@ export function Header({ snapshot, now, width }: { snapshot: TuiSnapshot; now: n
     { text: s.batchState, priority: 0, color: stateColor(s.batchState) },
     ...(s.paused ? [{ text: 'dispatch paused', priority: 1, color: 'yellow' }] : []),
     { text: `wave ${s.wave}/${s.waves}`, priority: 4 },
+    // What the lanes' agents reported they spent (absent while none did: a lane says "—").
+    ...(s.usage ? [{ text: formatUsage(s.usage), priority: 3 }] : []),
     { text: `${s.integrated}/${s.total} integrated`, priority: 2 },
     { text: formatElapsed((s.endedAt ?? now) - s.startedAt), priority: 1, dim: true },
   ];

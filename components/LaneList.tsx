@@ -3,6 +3,7 @@ import { useRef } from 'react';
 import { wrapText } from '../src/tui/fit.js';
 import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
+import { formatUsage } from '../src/tui/usage-text.js';
 import { formatElapsed, stateColor } from './theme.js';
 
 /** The list's width: 44 columns from 96 up, less in a narrower terminal (80 → 28), the pane keeping ≥ 51. */
@@ -31,7 +32,7 @@ export function waysOn(reason: string | null): string {
 
 /**
  * Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected
- * lane's reason. More lanes than rows: a window of consecutive lanes that follows the
+ * lane's spending (tokens, and the agent's cost where it gives one) and reason. More lanes than rows: a window of consecutive lanes that follows the
  * selection (src/tui/list-window.ts), with how many are above and below it.
  */
 export function LaneList({
@@ -56,7 +57,9 @@ export function LaneList({
   const wrap = (text: string) => wrapText(text, width - 3).slice(0, 3);
   const reasonLines = current?.reason ? wrap(current.reason) : [];
   const wayLines = current?.state === 'needs_human' ? wrap(waysOn(current.reason)) : [];
-  const extra = reasonLines.length + wayLines.length;
+  // The selected lane's spending: what its agent reported, or "—" (a command reports none).
+  const spentLine = current ? `spent ${formatUsage(current.usage)}` : null;
+  const extra = reasonLines.length + wayLines.length + (spentLine ? 1 : 0);
   const top = useRef(0);
   const win = listWindow(rows.length, selected, height - extra, top.current);
   top.current = win.start;
@@ -99,6 +102,12 @@ export function LaneList({
                   </Text>
                 ))
               : null}
+            {i === selected && spentLine ? (
+              <Text dimColor wrap="truncate-end">
+                {'   '}
+                {spentLine}
+              </Text>
+            ) : null}
           </Box>
         );
       })}

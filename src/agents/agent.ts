@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HookMessage, HookReply } from '../core/turns/hook-message.js';
+import type { Usage } from '../core/records/usage.js';
 
 // One small interface per coding agent (docs/DECISIONS.md, Agents): how to start a fresh
 // or resumed session, interactive (a pane) or headless (CI), with lanes' per-session hook;
@@ -44,6 +45,8 @@ export interface HookInput {
   session_id: string | null;
   /** The agent's last message (of the turn, or its notification), for the transcript. */
   last_message: string | null;
+  /** The agent's own session file (Claude's transcript, Codex's rollout), where it has one. */
+  transcript_path?: string | null;
 }
 
 /** One hook an adapter installs: `lanes hook <kind>` is the command it writes into the agent's settings. */
@@ -81,10 +84,27 @@ export interface AgentAdapter<Name extends string = string> {
   readonly promptPatterns: readonly string[];
   /** A session id named in one line of the agent's output (headless JSON), if any. */
   sessionIdFromOutput(line: string): string | null;
+  /** What one line of the agent's headless JSON reports it spent (added to the attempt's), if anything. */
+  usageFromOutput(line: string): Usage | null;
+  /** An interactive session's running total, read from its session file's text (the hook's `transcript_path`). */
+  usageFromTranscript?(text: string): Usage | null;
+  /** Whether such a report is new spending (`added`) or the session's running total (`session-total`). */
+  readonly usageIs: 'added' | 'session-total';
   /** One headless output line as transcript lines (plain text lines pass through). */
   renderLine(line: string): string[];
   /** What the hook prints and exits with, for the coordinator's reply. */
   hookOutput(reply: HookReply): HookOutput;
+  /** A headless run that may read the repository and not change it (`lanes plan draft`); absent: none. */
+  readonly readOnly?: ReadOnlyRun;
+}
+
+export interface ReadOnlyRun {
+  /** The argv of one round: the first (`sessionId` null: `newSessionId` is free to use) or one that continues it. */
+  argv(program: string, prompt: string, sessionId: string | null, newSessionId: string): string[];
+  /** The session a line of its output names, if any. */
+  sessionFrom(line: string): string | null;
+  /** The agent's answer a line of its output carries (the last one counts), if any. */
+  answerFrom(line: string): string | null;
 }
 
 /** A command string for agents that run hooks through a shell: every argument single-quoted. */
@@ -101,6 +121,10 @@ export function renderJsonLine(line: string, render: (event: Record<string, unkn
   if (!event) return line.trim() ? [line] : [];
   return render(event);
 }
+
+/** A whole number ≥ 0 from an agent's JSON (anything else counts 0). */
+export const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
 
 /** Parses a JSON line into an object, or null when it is not one. */
 export function jsonObject(line: string): Record<string, unknown> | null {
@@ -142,6 +166,11 @@ export function jsonHookInput(keep: 'last_assistant_message' | 'message' | null)
       session_id: z.string().min(1),
       last_assistant_message: z.string().nullish(),
       message: z.string().nullish(),
+      transcript_path: z.string().min(1).nullish(),
     })
-    .transform((input) => ({ session_id: input.session_id, last_message: (keep && input[keep]) ?? null }));
+    .transform((input) => ({
+      session_id: input.session_id,
+      last_message: (keep && input[keep]) ?? null,
+      ...(input.transcript_path ? { transcript_path: input.transcript_path } : {}),
+    }));
 }

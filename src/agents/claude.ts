@@ -1,6 +1,8 @@
+import type { Usage } from '../core/records/usage.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
 import {
   blockingStopHookOutput,
+  count,
   firstLine,
   jsonHookInput,
   jsonObject,
@@ -66,9 +68,70 @@ export const claudeAgent: AgentAdapter<'claude'> = {
     const event = jsonObject(line);
     return typeof event?.session_id === 'string' ? event.session_id : null;
   },
+  usageIs: 'added',
+  usageFromOutput: (line) => claudeUsage(jsonObject(line)),
+  usageFromTranscript: claudeTranscriptUsage,
   renderLine: (line) => renderJsonLine(line, renderClaudeEvent),
   hookOutput: blockingStopHookOutput,
+  // Plan mode: Claude Code reads and answers, its edit and shell tools asking for a
+  // permission that -p never gives.
+  readOnly: {
+    argv: (program, prompt, sessionId, fresh) => [
+      program,
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'plan',
+      ...(sessionId ? ['--resume', sessionId] : ['--session-id', fresh]),
+      prompt,
+    ],
+    sessionFrom: (line) => claudeAgent.sessionIdFromOutput(line),
+    answerFrom(line) {
+      const event = jsonObject(line);
+      return event?.type === 'result' && typeof event.result === 'string' ? event.result : null;
+    },
+  },
 };
+
+/**
+ * stream-json's `result` (one per `-p` run): the run's usage summed over its model calls,
+ * cache reads and writes as input, and Claude Code's own `total_cost_usd`.
+ */
+export function claudeUsage(event: Record<string, unknown> | null): Usage | null {
+  if (event?.type !== 'result' || !event.usage || typeof event.usage !== 'object') return null;
+  const u = event.usage as Record<string, unknown>;
+  const cost = event.total_cost_usd;
+  return {
+    input_tokens:
+      count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens),
+    output_tokens: count(u.output_tokens),
+    cost_usd: typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : null,
+  };
+}
+
+/**
+ * The session transcript (JSONL): each model call's `usage` on its assistant lines (one
+ * line per content block, the same message id and usage on each), summed once a call.
+ */
+export function claudeTranscriptUsage(text: string): Usage | null {
+  const calls = new Map<string, Record<string, unknown>>();
+  for (const line of text.split('\n')) {
+    const event = jsonObject(line);
+    const message = event?.type === 'assistant' ? (event.message as Record<string, unknown>) : null;
+    if (message && typeof message.id === 'string' && message.usage && typeof message.usage === 'object')
+      calls.set(message.id, message.usage as Record<string, unknown>);
+  }
+  if (calls.size === 0) return null;
+  let input = 0;
+  let output = 0;
+  for (const u of calls.values()) {
+    input += count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens);
+    output += count(u.output_tokens);
+  }
+  return { input_tokens: input, output_tokens: output, cost_usd: null };
+}
 
 interface ContentBlock {
   type?: string;

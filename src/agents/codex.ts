@@ -1,6 +1,8 @@
+import type { Usage } from '../core/records/usage.js';
 import type { AgentAdapter, AgentLaunch, AgentLaunchInput } from './agent.js';
 import {
   blockingStopHookOutput,
+  count,
   firstLine,
   jsonHookInput,
   jsonObject,
@@ -77,9 +79,53 @@ export const codexAgent: AgentAdapter<'codex'> = {
     const event = jsonObject(line);
     return event?.type === 'thread.started' && typeof event.thread_id === 'string' ? event.thread_id : null;
   },
+  usageIs: 'session-total',
+  usageFromOutput: (line) => codexUsage(jsonObject(line)),
+  usageFromTranscript: codexRolloutUsage,
   renderLine: (line) => renderJsonLine(line, renderCodexEvent),
   hookOutput: blockingStopHookOutput,
+  // Its read-only sandbox: commands run, none writes.
+  readOnly: {
+    argv: (program, prompt, sessionId) => [
+      program,
+      'exec',
+      '--json',
+      '--sandbox',
+      'read-only',
+      ...(sessionId ? ['resume', sessionId] : []),
+      prompt,
+    ],
+    sessionFrom: (line) => codexAgent.sessionIdFromOutput(line),
+    answerFrom(line) {
+      const event = jsonObject(line);
+      const item = (event?.type === 'item.completed' ? event.item : null) as Item | null;
+      return item?.type === 'agent_message' && typeof item.text === 'string' ? item.text : null;
+    },
+  },
 };
+
+/**
+ * `exec --json`'s `turn.completed`: the turn's usage (its input counts the cached input
+ * too; reasoning is part of the output). Codex gives no cost figure.
+ */
+export function codexUsage(event: Record<string, unknown> | null): Usage | null {
+  if (event?.type !== 'turn.completed' || !event.usage || typeof event.usage !== 'object') return null;
+  const u = event.usage as Record<string, unknown>;
+  return { input_tokens: count(u.input_tokens), output_tokens: count(u.output_tokens), cost_usd: null };
+}
+
+/** The session's rollout file (JSONL): its last `token_count` event's `total_token_usage`. */
+export function codexRolloutUsage(text: string): Usage | null {
+  let last: Record<string, unknown> | null = null;
+  for (const line of text.split('\n')) {
+    const payload = jsonObject(line)?.payload as Record<string, unknown> | undefined;
+    const info = payload?.type === 'token_count' ? (payload.info as Record<string, unknown> | null) : null;
+    const total = info?.total_token_usage;
+    if (total && typeof total === 'object') last = total as Record<string, unknown>;
+  }
+  if (!last) return null;
+  return { input_tokens: count(last.input_tokens), output_tokens: count(last.output_tokens), cost_usd: null };
+}
 
 interface Item {
   type?: string;

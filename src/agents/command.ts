@@ -15,6 +15,9 @@ export const commandAgent: AgentAdapter<'command'> = {
     return { argv: [...input.argv], sessionId: null, hookTurns: false };
   },
   sessionIdFromOutput: () => null,
+  // (a command reports nothing of what it spends: lanes shows "—")
+  usageIs: 'added',
+  usageFromOutput: () => null,
   renderLine: (line) => [line],
   hookOutput(_reply: HookReply): HookOutput {
     return { stdout: '', exitCode: 0 };

@@ -14,14 +14,21 @@ const HELP = `lanes — run a plan of coding tasks in parallel git worktrees
 
 usage: lanes [-C <dir>] <command> [options]
 
+  init [<plan>] [--config]          write a commented starter plan (default plan.yaml) and, with
+                                    --config, lanes.config.json with the built-in profiles
   plan check <plan>                 validate a plan and print its waves
+  plan draft "<goal>" [--executor claude|codex] [-o <file>] [--rounds N]
+                                    an agent (headless, read-only) drafts a plan for the goal;
+                                    lanes checks it and sends the problems back until it passes
   start <plan> [--parallel N] [--headless] [--host NAME] [--yes] [--executor NAME]
         [--model M] [--effort E] [--no-run] [--allow-overlap]
                                     confirm a plan and run the batch to its end (--allow-overlap:
                                     even when its scopes may overlap a batch under way here)
-  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]
+  resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N]
+         [--max-tokens N] [--parallel N]
                                     go on with a stopped batch (--approve: the fresh confirmation;
-                                    --budget: a larger budget.max_children, needed for budget_stopped)
+                                    --budget: a larger budget.max_children, --max-tokens: a larger
+                                    budget.max_tokens, the one that is spent needed for budget_stopped)
   drop <batch> <child> [--reason TEXT]
                                     the child and its dependents leave the batch (state dropped;
                                     their work stays on their lane branches)
@@ -63,7 +70,7 @@ function commandHelp(command: string, rest: string[]): string | null {
   const end = rest.indexOf('--');
   const args = end === -1 ? rest : rest.slice(0, end);
   if (!args.includes('--help') && !args.includes('-h')) return null;
-  const name = command === 'plan' ? 'plan check' : command;
+  const name = command === 'plan' ? `plan ${rest[0] === 'draft' ? 'draft' : 'check'}` : command;
   const lines = HELP.split('\n');
   const first = lines.findIndex((l) => l === `  ${name}` || l.startsWith(`  ${name} `));
   if (first === -1) return null;
@@ -135,8 +142,13 @@ export async function run(
       ctx.stdout(`${packageVersion()}\n`);
       return ExitCode.ok;
     case 'plan':
-      if (rest[0] !== 'check') throw badInput('usage', `usage: lanes plan check <plan>`);
+      if (rest[0] === 'draft')
+        return (await import('./draft/plan-draft.js')).planDraft(context, rest.slice(1));
+      if (rest[0] !== 'check')
+        throw badInput('usage', `usage: lanes plan check <plan> | lanes plan draft "<goal>"`);
       return planCheck(context, rest.slice(1));
+    case 'init':
+      return (await import('./commands/init.js')).initCommand(context, rest);
     case 'status':
       return (await import('./commands/status.js')).status(context, rest);
     case 'tick':

@@ -8,6 +8,8 @@ import { computeWaves } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { MIN_INTERVAL_MS, RedrawPace } from './redraw-pace.js';
+import { sumUsage } from '../core/records/usage.js';
+import type { Usage } from '../core/records/usage.js';
 
 // The views take the record's state names from here (components import only src/tui).
 export type { BatchState, ChildState };
@@ -33,6 +35,8 @@ export interface LaneRow {
   health: LaneHealth | null;
   reviewPending: boolean;
   running: boolean;
+  /** What the lane's agent reported it spent, over its attempts (null: nothing, as for a command). */
+  usage: Usage | null;
 }
 
 export interface TuiSnapshot {
@@ -48,6 +52,8 @@ export interface TuiSnapshot {
   /** When the batch reached an end state (the clock stops there); null while it runs. */
   endedAt: number | null;
   rows: LaneRow[];
+  /** The lanes' usage summed (null: no lane reported any). */
+  usage: Usage | null;
   paused: boolean;
   pauseReason: string | null;
   notices: string[];
@@ -86,6 +92,7 @@ export class TuiStore {
       startedAt: Date.now(),
       endedAt: null,
       rows: [],
+      usage: null,
       paused: false,
       pauseReason: null,
       notices: [],
@@ -250,6 +257,7 @@ export class TuiStore {
         health: this.health.get(c.task_id) ?? null,
         reviewPending: reviews.has(c.task_id),
         running: session?.running ?? false,
+        usage: sumUsage(attempts),
       };
     });
     const started = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked');
@@ -262,6 +270,7 @@ export class TuiStore {
       wave,
       integrated: record.children.filter((c) => INTEGRATED_STATES.has(c.state)).length,
       rows,
+      usage: sumUsage(rows),
       paused: this.coordinator?.paused ?? false,
       pauseReason: this.coordinator?.pauseReason ?? null,
     };

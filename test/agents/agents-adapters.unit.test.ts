@@ -70,6 +70,10 @@ describe('the registry', () => {
     const stop = { session_id: 's', last_assistant_message: 'Done.', message: 'ignored' };
     expect(read('claude-stop', stop)).toEqual({ session_id: 's', last_message: 'Done.' });
     expect(read('codex-stop', stop)).toEqual({ session_id: 's', last_message: 'Done.' });
+    // (the session file, where the Stop hook's input names it: its usage is read from it)
+    expect(read('codex-stop', { ...stop, transcript_path: '/r.jsonl' })).toMatchObject({
+      transcript_path: '/r.jsonl',
+    });
     expect(read('claude-notification', { session_id: 's', message: 'Claude needs your permission' })).toEqual(
       {
         session_id: 's',

@@ -44,6 +44,8 @@ export const relayAgent: AgentAdapter<'relay'> = {
     const event = jsonObject(line);
     return typeof event?.conversation === 'string' ? event.conversation : null;
   },
+  usageIs: 'added',
+  usageFromOutput: () => null,
   renderLine: (line) => (line.trim() ? [`[relay] ${line}`] : []),
   // relay reads one line: `again <feedback as JSON>` to go on in the same conversation, `done` to stop.
   hookOutput(reply) {

@@ -246,3 +246,23 @@ describe('wait', () => {
     expect(waitVerdict('running', ['completed'])).toEqual({ done: false });
   });
 });
+
+describe('the token budget on resume', () => {
+  const stopped = {
+    ...preparedRecord(),
+    batch_state: 'budget_stopped' as const,
+    budget: { max_children: 3, qa_failure_limit: 3, max_tokens: 1000 },
+    tokens_spent: 1200,
+  };
+  it('a batch the token budget stopped goes on only with a larger --max-tokens', () => {
+    expect(limitsRefusal(stopped, {})).toMatch(
+      /spent its token budget \(1000: 1200 reported\); go on with --max-tokens/,
+    );
+    expect(limitsRefusal(stopped, { budget: 9 })).toMatch(/--max-tokens/);
+    expect(limitsRefusal(stopped, { maxTokens: 1100 })).toMatch(/must be larger than the 1200 tokens spent/);
+    expect(withLimits(stopped, { maxTokens: 5000 }).budget).toMatchObject({
+      max_tokens: 5000,
+      max_children: 3,
+    });
+  });
+});

@@ -23,7 +23,10 @@ describe('lanes', () => {
     for (const text of [
       'drop <batch> <child>',
       'cancel <batch>',
-      '[--budget N] [--parallel N]',
+      '[--budget N]',
+      '[--max-tokens N] [--parallel N]',
+      'init [<plan>] [--config]',
+      'plan draft "<goal>"',
       '4 ended otherwise (failed, rejected, cancelled)',
       'completed failed rejected cancelled (terminal)',
       'needs_human skipped_blocked dropped',

@@ -30,6 +30,7 @@ export function row(taskId: string, patch: Partial<LaneRow> = {}): LaneRow {
     health: null,
     reviewPending: false,
     running: false,
+    usage: null,
     ...patch,
   };
 }
@@ -47,6 +48,7 @@ export function snapshot(rows: LaneRow[], patch: Partial<TuiSnapshot> = {}): Tui
     startedAt: Date.now(),
     endedAt: null,
     rows,
+    usage: null,
     paused: false,
     pauseReason: null,
     notices: [],

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { z } from 'zod';
 import { jsonObject } from '../../agents/agent.js';
+import type { AgentAdapter } from '../../agents/agent.js';
+import type { Usage } from '../../core/records/usage.js';
 import { AGENTS, hookKinds, hookOf } from '../../agents/agents.js';
 import type { AgentRegistry } from '../../agents/agents.js';
 import { badInput } from '../../core/basics/errors.js';
@@ -77,6 +80,9 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
     agent: found.agent.name,
     session_id: input.session_id,
     last_message: input.last_message,
+    ...(found.hook.event === 'turn-end'
+      ? { usage: transcriptUsage(found.agent, input.transcript_path ?? null) }
+      : {}),
   };
   hookMessageSchema.parse(message);
   let reply: HookReply;
@@ -92,6 +98,16 @@ export async function hookCommand(ctx: CommandContext, argv: string[], io: HookI
   const out = found.agent.hookOutput(reply);
   if (out.stdout) ctx.stdout(out.stdout);
   return out.exitCode;
+}
+
+/** What the agent's session file says the session spent so far (null: no file, or nothing in it). */
+function transcriptUsage(agent: AgentAdapter, path: string | null): Usage | null {
+  if (!path || !agent.usageFromTranscript) return null;
+  try {
+    return agent.usageFromTranscript(readFileSync(path, 'utf8'));
+  } catch {
+    return null; // (an unreadable file costs the figure, never the turn)
+  }
 }
 
 /** While a coordinator restarts (the agent outlived it), its socket is away for a moment. */

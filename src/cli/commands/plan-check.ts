@@ -51,7 +51,7 @@ export function planCheck(ctx: CommandContext, argv: string[]): number {
  * keeps `plan check` free of a git process and of the process library (a third of its
  * start-up time).
  */
-function workTreeRoot(cwd: string): string | null {
+export function workTreeRoot(cwd: string): string | null {
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (existsSync(join(dir, '.git'))) return dir;
     if (dirname(dir) === dir) return null;

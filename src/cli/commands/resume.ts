@@ -25,7 +25,7 @@ export function defaultBatch(store: BatchStore, command: string): string {
   throw badInput('usage', `lanes ${command}: several batches have not ended (${open.join(', ')}); name one`);
 }
 
-/** `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--parallel N]` */
+/** `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--max-tokens N] [--parallel N]` */
 export async function resumeCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'resume',
@@ -36,14 +36,19 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       approve: { type: 'boolean' },
       replan: { type: 'string' },
       budget: { type: 'string' },
+      'max-tokens': { type: 'string' },
       parallel: { type: 'string' },
     },
     1,
   );
   const budget = positiveIntArg('resume', 'budget', values.budget);
   const parallel = positiveIntArg('resume', 'parallel', values.parallel);
-  if ((budget !== undefined || parallel !== undefined) && !values.approve)
-    throw badInput('usage', 'lanes resume: --budget and --parallel need --approve (a fresh confirmation)');
+  const maxTokens = positiveIntArg('resume', 'max-tokens', values['max-tokens']);
+  if ((budget !== undefined || parallel !== undefined || maxTokens !== undefined) && !values.approve)
+    throw badInput(
+      'usage',
+      'lanes resume: --budget, --max-tokens and --parallel need --approve (a fresh confirmation)',
+    );
   const host = parseHost(values.host);
   if (values.replan && !values.approve)
     throw badInput('usage', 'lanes resume: --replan needs --approve (a fresh confirmation)');
@@ -71,6 +76,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       confirmationTime: new Date().toISOString(),
       ...(budget !== undefined ? { budget } : {}),
       ...(parallel !== undefined ? { parallel } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
     };
     checkLimits(record, approval); // exit 2 before anything is written
     if (!(Date.parse(approval.confirmationTime) > Date.parse(record.confirmation_time)))
@@ -91,7 +97,7 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
     ctx.stderr(
       record.batch_state === 'needs_human'
         ? `lanes: batch ${batchId} needs a human; inspect the parked lanes, then: lanes resume ${batchId} --approve (or lanes drop ${batchId} <child>, lanes cancel ${batchId})\n`
-        : `lanes: batch ${batchId} spent its child budget (${record.budget.max_children}); go on with: lanes resume ${batchId} --approve --budget <n>\n`,
+        : `lanes: batch ${batchId}: ${stored?.next_action ?? `its budget is spent; go on with: lanes resume ${batchId} --approve --budget <n>`}\n`,
     );
     return 3;
   }

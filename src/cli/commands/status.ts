@@ -4,6 +4,7 @@ import type { BatchRecord } from '../../core/records/record.js';
 import { INTEGRATED_STATES } from '../../core/records/record.js';
 import type { Report } from '../../core/records/report.js';
 import { BatchStore } from '../../store/batch-store.js';
+import { readBatchUsage } from '../../store/batch-usage.js';
 import { findRepo } from '../../store/state-dir.js';
 import { liveLockHolder } from '../../store/lock.js';
 import type { LockHolder } from '../../store/lock.js';
@@ -29,7 +30,9 @@ export async function status(ctx: CommandContext, argv: string[]): Promise<numbe
     const id = ids[0] as string;
     const record = store.read(id) as BatchRecord;
     const report = store.readReport(id);
-    if (values.json) ctx.stdout(`${JSON.stringify({ record, report })}\n`);
+    // (usage: what the agents reported they spent, per attempt, child and batch)
+    const usage = readBatchUsage(repo.stateDir, record);
+    if (values.json) ctx.stdout(`${JSON.stringify({ record, report, usage })}\n`);
     else ctx.stdout(asTyped(describeBatch(record, report, liveLockHolder(repo.stateDir, id))));
     return 0;
   }

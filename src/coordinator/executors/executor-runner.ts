@@ -12,7 +12,7 @@ import type { InFlight } from '../../core/tick/tick-input.js';
 import { readExitStatus } from '../../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../../hosts/host.js';
 import { crashPoint } from '../../process/crash-points.js';
-import { launchAttempt, learnSessionId } from './launch/index.js';
+import { launchAttempt, readAgentOutput } from './launch/index.js';
 import { AgentTurns } from '../turns/agent-turns.js';
 import { SessionClosing } from './session-closing.js';
 import { ExecutorExits } from './executor-exit.js';
@@ -192,7 +192,7 @@ export class ExecutorRunner {
     const { session, attempt, launch } = await launchAttempt(ctx, h, child, kernel, { name, profile, agent });
     delete live.launching;
     this.track(h, session, launch.statusPath, live);
-    if (launch.sessionId === null) learnSessionId(session, agent, store, h.task_id, attempt, options.clock);
+    readAgentOutput(session, agent, store, h.task_id, attempt, options.clock, launch.sessionId === null);
     this.events.launched(h.task_id, attempt, session);
   }
 

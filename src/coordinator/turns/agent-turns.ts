@@ -7,7 +7,9 @@ import { openAttempt } from '../../core/records/kernel.js';
 import type { KernelRecord } from '../../core/records/kernel.js';
 import type { Clock } from '../../core/ports/clock.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
-import { recordSessionId, reworkKey } from '../../core/turns/turn.js';
+import { recordSessionId, recordUsage, reworkKey } from '../../core/turns/turn.js';
+import { subtractUsage } from '../../core/records/usage.js';
+import type { Usage } from '../../core/records/usage.js';
 import type { LaneSession } from '../../hosts/host.js';
 import { HookChannel } from './hook-channel.js';
 import { realpathSync } from 'node:fs';
@@ -136,6 +138,7 @@ export class AgentTurns {
       attempt: open.n,
       session_id: message.session_id,
     });
+    if (message.usage) kernel = this.recordSpent(kernel, open.n, message.usage);
     this.pending.get(message.task)?.reply?.({ verdict: 'stop', why: 'superseded' });
     const waits = this.deps.agentOf(message.task).reworkBy === 'hook';
     return new Promise((resolve) => {
@@ -147,6 +150,16 @@ export class AgentTurns {
       if (!waits) resolve({ verdict: 'noted' });
       this.deps.turnEnded({ task_id: message.task, attempt: open.n, session_id: message.session_id ?? null });
     });
+  }
+
+  /** The session's running total at a turn end, into the attempt (and what it added, journalled). */
+  private recordSpent(kernel: KernelRecord, n: number, usage: Usage): KernelRecord {
+    const next = recordUsage(kernel, n, usage, 'session-total', this.deps.clock.now().toISOString());
+    const before = kernel.attempts.find((a) => a.n === n)?.usage ?? null;
+    const after = next.attempts.find((a) => a.n === n)?.usage ?? usage;
+    this.store.writeKernel(next);
+    this.store.journal('usage', { task: kernel.task_id, attempt: n, ...subtractUsage(after, before) });
+    return next;
   }
 
   /** A live session started (or was found again) with what the kernel holds now. */

@@ -34,7 +34,12 @@ export type ErrorCode =
   | 'clean_refused'
   // A lane branch deleted or moved by someone else while lanes committed its delivery.
   | 'lane_branch_moved'
-  | 'hook_invalid';
+  | 'hook_invalid'
+  // lanes init: a file it would write is there already.
+  | 'file_exists'
+  // lanes plan draft: the agent gave no answer, or changed the work tree.
+  | 'draft_failed'
+  | 'draft_changed_tree';
 
 /**
  * An error lanes raises on purpose. `Code` is one of the codes above, or an adapter's own

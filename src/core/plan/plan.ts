@@ -65,12 +65,17 @@ const childSchema = z.strictObject({
   review: z.literal('human', { message: 'must be "human" (or left out)' }).optional(),
 });
 
-const planSchema = z.strictObject({
+export const planSchema = z.strictObject({
   batch: idSchema,
   base: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).default('HEAD'),
   max_parallel: positiveInt.optional(),
   budget: z
-    .strictObject({ max_children: positiveInt.optional(), qa_failure_limit: positiveInt.optional() })
+    .strictObject({
+      max_children: positiveInt.optional(),
+      qa_failure_limit: positiveInt.optional(),
+      /** Tokens the agents may report spent before no new lane starts (budget_stopped). */
+      max_tokens: positiveInt.optional(),
+    })
     .default({}),
   executor: idSchema.optional(),
   model: modelSchema.optional(),
@@ -103,8 +108,12 @@ export function parsePlanText(text: string, source: string, yaml: YamlParser | n
   // without it zod leaves `input` out, so every wrong type would read as "required".
   const parsed = planSchema.safeParse(raw, { reportInput: true });
   // (the problems of ids and references are said with the schema's, not after they are mended)
-  if (!parsed.success)
-    throw planError(source, [...planIssueLines(parsed.error, raw), ...referenceProblems(looseChildren(raw))]);
+  if (!parsed.success) {
+    // (a cycle too: a plan with a bad field and a cycle is told both at once)
+    const loose = looseChildren(raw);
+    const cycles = cycleProblems(loose as Plan);
+    throw planError(source, [...planIssueLines(parsed.error, raw), ...referenceProblems(loose), ...cycles]);
+  }
   const problems = [...referenceProblems(parsed.data), ...cycleProblems(parsed.data)];
   if (problems.length > 0) throw planError(source, problems);
   return parsed.data;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { AcceptanceCheck } from '../plan/plan.js';
 import { scopeMatcher } from '../plan/scope.js';
+import { usageSchema } from './usage.js';
 
 // The lane kernel (DESIGN §5): one record per child in tasks/<child>.json. It owns the run
 // id, the executor attempts, the QA runs and the review verdict. QA decides from checks
 // and git facts only — never from the executor's exit code or what it printed.
 
 export const KERNEL_CONTRACT = 'lanes/task/v1';
-
 const attemptSchema = z.strictObject({
   n: z.number().int().positive(),
   started_at: z.string(),
@@ -31,6 +31,7 @@ const attemptSchema = z.strictObject({
   turns: z.number().int().nonnegative().default(0),
   /** How lanes closed the session after its work was done: its own quit, or a signal. */
   closed_by: z.enum(['quit', 'SIGTERM', 'SIGKILL']).nullable().default(null),
+  usage: usageSchema.optional(), // what the agent reported it spent (usage.ts); absent: nothing
 });
 export type Attempt = z.output<typeof attemptSchema>;
 
@@ -208,7 +209,6 @@ export interface QaInputs {
 }
 
 const TAIL_LINES = 40;
-
 export function tailOf(text: string, lines = TAIL_LINES): string {
   return text.split('\n').slice(-lines).join('\n');
 }

@@ -103,7 +103,11 @@ export const batchRecordSchema = z.strictObject({
   budget: z.strictObject({
     max_children: z.number().int().positive(),
     qa_failure_limit: z.number().int().positive(),
+    /** Tokens the agents may report spent before no new lane starts (absent: no limit). */
+    max_tokens: z.number().int().positive().optional(),
   }),
+  /** Tokens the agents reported spent so far (the kernels' usage, summed by the tick). */
+  tokens_spent: z.number().int().nonnegative().optional(),
   max_parallel: z.number().int().positive(),
   batch_state: z.enum(BATCH_STATES),
   children: z.array(childRecordSchema).min(1),

@@ -11,7 +11,7 @@ import type { CommandLinePreferences, Preferences } from './preferences.js';
 
 export interface BatchSettings {
   maxParallel: number;
-  budget: { max_children: number; qa_failure_limit: number };
+  budget: { max_children: number; qa_failure_limit: number; max_tokens?: number };
   /** Executor profile name per child id. */
   executors: Record<string, string>;
   /** Every preference with its source, for the confirmation and the launch. */
@@ -33,6 +33,7 @@ export function resolveSettings(
       'plan_invalid',
       `plan cannot run:\n${preferences.problems.map((p) => `  ${p}`).join('\n')}`,
     );
+  const maxTokens = plan.budget.max_tokens ?? config.budget.max_tokens;
   const executors: Record<string, string> = {};
   for (const [id, p] of Object.entries(preferences.children)) executors[id] = p.executor.value;
   return {
@@ -40,6 +41,7 @@ export function resolveSettings(
     budget: {
       max_children: plan.budget.max_children ?? plan.children.length,
       qa_failure_limit: plan.budget.qa_failure_limit ?? DEFAULT_QA_FAILURE_LIMIT,
+      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
     },
     executors,
     preferences,

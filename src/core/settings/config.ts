@@ -85,6 +85,8 @@ export const configSchema = z.strictObject({
   keep_lane_branches: z.boolean().default(false),
   notify: z.enum(['bell', 'osc9', 'both', 'none']).default('both'),
   integration_checks: z.enum(['changed', 'all']).default('changed'),
+  /** The token budget when the plan sets none (the plan's budget.max_tokens wins). */
+  budget: z.strictObject({ max_tokens: z.number().int().positive().optional() }).default({}),
   /** The whole batch's checks when the plan has no `final_checks` (e.g. the full test suite). */
   final_checks: z.array(acceptanceCheckSchema).default([]),
 });

@@ -1,6 +1,7 @@
 import { journalQa, laneFactsOf, qaInLane } from './attempt-end.js';
 import { failedQaCount, newKernelRecord } from '../records/kernel.js';
 import type { KernelRecord } from '../records/kernel.js';
+import { tokensOf } from '../records/usage.js';
 import type { TickContext } from './tick-context.js';
 import { enroll, recordQaFailure, settle } from '../records/transitions.js';
 import type { BatchRecord, ChildRecord } from '../records/record.js';
@@ -14,11 +15,22 @@ export async function observeLanes(ctx: TickContext): Promise<void> {
   for (const child of ctx.record.children) {
     if (child.state === 'lane_admitted') enrollAdmitted(ctx, child.task_id);
   }
+  countTokens(ctx);
   await runDueQa(ctx);
   for (const child of ctx.record.children) {
     if (child.state === 'enrolled' && !ctx.ending.has(child.task_id))
       await observeEnrolled(ctx, ctx.child(child.task_id));
   }
+}
+
+/** The tokens the agents reported spent, summed over the kernels into the record (budget.max_tokens). */
+function countTokens(ctx: TickContext): void {
+  let spent = 0;
+  for (const child of ctx.record.children) {
+    const read = ctx.ports.store.readKernel(child.task_id); // (a released lane's kernel stays)
+    if (read.kind === 'ok') for (const a of read.record.attempts) if (a.usage) spent += tokensOf(a.usage);
+  }
+  if (spent !== (ctx.record.tokens_spent ?? 0)) ctx.save({ ...ctx.record, tokens_spent: spent });
 }
 
 /**

@@ -15,7 +15,13 @@ export function childrenStarted(record: BatchRecord): number {
 }
 
 export function budgetSpent(record: BatchRecord): boolean {
-  return childrenStarted(record) >= record.budget.max_children;
+  return childrenStarted(record) >= record.budget.max_children || tokensSpent(record);
+}
+
+/** The token budget is reached: no new lane starts (the lanes at work go on to their end). */
+export function tokensSpent(record: BatchRecord): boolean {
+  const max = record.budget.max_tokens;
+  return max !== undefined && (record.tokens_spent ?? 0) >= max;
 }
 
 export function startableChildren(record: BatchRecord, plan: Plan): string[] {
@@ -43,7 +49,7 @@ function picksWithin(record: BatchRecord, plan: Plan, slots: number): string[] {
   const reserved = record.children
     .filter((c) => c.state === 'needs_human')
     .map((c) => scopeOf.get(c.task_id) ?? ['**']);
-  const budgetLeft = record.budget.max_children - childrenStarted(record);
+  const budgetLeft = tokensSpent(record) ? 0 : record.budget.max_children - childrenStarted(record);
   const picks: string[] = [];
   for (const child of record.children) {
     if (occupied.length >= slots || picks.length >= budgetLeft) break;

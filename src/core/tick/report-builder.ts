@@ -6,7 +6,7 @@ import { laneBranch } from '../basics/ids.js';
 import { IN_FLIGHT_STATES } from '../records/record.js';
 import { describeDropped } from '../ways-out/drop.js';
 import { parkedAdvice } from '../ways-out/next-steps.js';
-import { budgetSpent, startableChildren } from '../steps/schedule.js';
+import { budgetSpent, startableChildren, tokensSpent } from '../steps/schedule.js';
 import type { TickContext } from '../steps/tick-context.js';
 import { setBatchState } from '../records/transitions.js';
 
@@ -105,7 +105,7 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
       reason =
         next === 'needs_human'
           ? `${parked.map((c) => `${c.task_id}: ${c.reason}`).join('; ')}`
-          : `the child budget (${ctx.record.budget.max_children}) is spent`;
+          : budgetWords(ctx.record);
       ctx.journal('batch-stopped', { batch_state: next, reason });
     }
   }
@@ -144,6 +144,8 @@ function nextAction(ctx: TickContext, handoffs: Handoff[], paused: boolean): str
     case 'needs_human':
       return parkedAdvice(r);
     case 'budget_stopped':
+      if (tokensSpent(r))
+        return `The token budget (${r.budget.max_tokens}) is spent (${r.tokens_spent} reported); go on with a larger one: lanes resume ${r.batch_id} --approve --max-tokens <n>`;
       return `The child budget (${r.budget.max_children}) is spent; go on with a larger one: lanes resume ${r.batch_id} --approve --budget ${r.budget.max_children + 1}`;
     case 'failed':
       return `The batch branch ${r.branch} no longer descends from what lanes recorded; every lane is kept for inspection.`;
@@ -162,4 +164,10 @@ function nextAction(ctx: TickContext, handoffs: Handoff[], paused: boolean): str
       return parts.length ? `Act on the handoffs: ${parts.join(', ')}.` : 'Wait for the running lanes.';
     }
   }
+}
+
+/** Which budget stopped the batch, in words (the journal's and the report's reason). */
+function budgetWords(r: TickContext['record']): string {
+  if (tokensSpent(r)) return `the token budget (${r.budget.max_tokens}) is spent: ${r.tokens_spent} reported`;
+  return `the child budget (${r.budget.max_children}) is spent`;
 }

@@ -4,6 +4,7 @@ import { ID_PATTERN } from '../basics/ids.js';
 import { formatIssues } from '../basics/issues.js';
 import type { KernelRecord } from '../records/kernel.js';
 import { openAttempt } from '../records/kernel.js';
+import { usageSchema } from '../records/usage.js';
 
 // What an agent's hook (the `lanes hook …` subcommand) sends the running coordinator, and
 // whether it counts: it must name the lane's current run and open attempt and carry that
@@ -33,6 +34,8 @@ export const hookMessageSchema = z.strictObject({
   session_id: z.string().min(1).nullable(),
   /** The agent's last message of the turn, for the transcript. */
   last_message: z.string().nullable(),
+  /** At a turn end: the session's running total, from the agent's session file (issue 27). */
+  usage: usageSchema.nullable().optional(),
 });
 export type HookMessage = z.output<typeof hookMessageSchema>;
 

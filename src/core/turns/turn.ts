@@ -1,6 +1,8 @@
 import type { KernelRecord } from '../records/kernel.js';
 import { openAttempt } from '../records/kernel.js';
 import type { ChildState } from '../records/record.js';
+import { addUsage, sumUsage } from '../records/usage.js';
+import type { Usage } from '../records/usage.js';
 
 // A coding agent's turn (docs/DECISIONS.md, Agents): an agent that stays alive between
 // turns tells lanes through its hook that a turn ended. The kernel then runs QA in the
@@ -113,4 +115,33 @@ export function sessionShouldClose(childState: ChildState): boolean {
 export function resumeInstruction(k: KernelRecord): string {
   if (k.rework_feedback) return reworkInstruction(k.rework_feedback);
   return 'lanes restarted while you were working on this task. Continue the task where you left off, then end your turn.';
+}
+
+/**
+ * What the agent reported it spent, into an attempt (issue 27: tokens per lane, live).
+ * `added`: the report is new spending, added to the attempt's. `session-total`: the
+ * report is the session's running total (Codex's `turn.completed` counts the whole thread,
+ * earlier attempts of a resumed session included), so the attempt gets what is beyond the
+ * earlier attempts of the same session.
+ */
+export function recordUsage(
+  k: KernelRecord,
+  attemptN: number,
+  usage: Usage,
+  is: 'added' | 'session-total',
+  now: string,
+): KernelRecord {
+  const attempts = k.attempts.map((a) => {
+    if (a.n !== attemptN) return a;
+    if (is === 'added') return { ...a, usage: addUsage(a.usage ?? null, usage)! };
+    const same = k.attempts.filter((e) => e.n < attemptN && a.session_id && e.session_id === a.session_id);
+    const before = sumUsage(same);
+    const beyond = (key: 'input_tokens' | 'output_tokens') => Math.max(0, usage[key] - (before?.[key] ?? 0));
+    const cost = usage.cost_usd === null ? null : Math.max(0, usage.cost_usd - (before?.cost_usd ?? 0));
+    return {
+      ...a,
+      usage: { input_tokens: beyond('input_tokens'), output_tokens: beyond('output_tokens'), cost_usd: cost },
+    };
+  });
+  return { ...k, attempts, updated_at: now };
 }

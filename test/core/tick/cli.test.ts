@@ -73,7 +73,7 @@ children:
       expect(status.exitCode, status.stderr).toBe(0);
       expect(status.stdout.trim().split('\n')).toHaveLength(1);
       const both = JSON.parse(status.stdout) as { record: BatchRecord; report: Report };
-      expect(Object.keys(both).sort()).toEqual(['record', 'report']);
+      expect(Object.keys(both).sort()).toEqual(['record', 'report', 'usage']);
       expect(both.record.batch_state).toBe('prepared');
       expect(both.record.batch_id).toBe('machine');
       expect(both.report).toEqual(first);

@@ -6,7 +6,13 @@ import type { AttemptStart, KernelRecord } from '../../../core/records/kernel.js
 import type { PlanChild } from '../../../core/plan/plan.js';
 import type { Clock } from '../../../core/ports/clock.js';
 import type { StorePort } from '../../../core/ports/store-port.js';
-import { recordSessionId, resumeInstruction, sessionToResume } from '../../../core/turns/turn.js';
+import { subtractUsage } from '../../../core/records/usage.js';
+import {
+  recordSessionId,
+  recordUsage,
+  resumeInstruction,
+  sessionToResume,
+} from '../../../core/turns/turn.js';
 import type { LaneSession, LaunchSpec } from '../../../hosts/host.js';
 import { processStartTime } from '../../../process/process-info.js';
 import { attemptFiles, buildPrompt, fillArgv, promptIndexOf, writePromptFile } from './executor-launch.js';
@@ -121,30 +127,47 @@ export function launchSpec(
   };
 }
 
-/** Agents that name their session only once they run (Codex's thread id in its JSON output): kept in the attempt. */
-export function learnSessionId(
+/**
+ * What lanes reads of an agent's headless output as it comes: its session id when it names
+ * it only once it runs (Codex's thread id), and what it reports it spent (its usage events,
+ * added to the attempt and journalled: the lane list's tokens, live). A command reports nothing.
+ */
+export function readAgentOutput(
   session: LaneSession,
   agent: AgentAdapter,
   store: StorePort,
   task: string,
   attempt: number,
   clock: Clock,
+  learnSession: boolean,
 ): void {
-  const found = (id: string) => {
+  if (!agent.sessions) return; // (a plain command reports nothing)
+  const update = (change: (k: KernelRecord, now: string) => KernelRecord) => {
     const read = store.readKernel(task);
-    if (read.kind === 'ok')
-      store.writeKernel(recordSessionId(read.record, attempt, id, clock.now().toISOString()));
+    if (read.kind === 'ok') store.writeKernel(change(read.record, clock.now().toISOString()));
   };
   let partial = '';
-  const stop = session.onOutput((chunk) => {
+  let needId = learnSession;
+  session.onOutput((chunk) => {
     const lines = (partial + chunk).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
-      const id = agent.sessionIdFromOutput(line);
-      if (!id) continue;
-      stop();
-      found(id);
-      return;
+      const id = needId ? agent.sessionIdFromOutput(line) : null;
+      if (id) {
+        needId = false;
+        update((k, now) => recordSessionId(k, attempt, id, now));
+      }
+      const usage = agent.usageFromOutput(line);
+      if (!usage) continue;
+      let spent = usage;
+      update((k, now) => {
+        const next = recordUsage(k, attempt, usage, agent.usageIs, now);
+        const before = k.attempts.find((a) => a.n === attempt)?.usage ?? null;
+        const after = next.attempts.find((a) => a.n === attempt)?.usage ?? usage;
+        spent = subtractUsage(after, before); // (what this report added: the journal's sums are the lane's)
+        return next;
+      });
+      store.journal('usage', { task, attempt, ...spent });
     }
   });
 }

@@ -6,5 +6,5 @@
 
 export { launchAttempt } from './attempt-launch.js';
 export type { AttemptContext, Executor } from './attempt-launch.js';
-export { learnSessionId } from './agent-launch.js';
+export { readAgentOutput } from './agent-launch.js';
 export { attemptFiles, fillArgv } from './executor-launch.js';
