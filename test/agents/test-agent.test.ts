@@ -1,4 +1,5 @@
 import type { LaneSession } from '../../src/hosts/host.js';
+import { failTurnQa } from '../helpers/turn-verdict.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -9,7 +10,7 @@ import { hookCommand } from '../../src/cli/commands/hook.js';
 import { prepareLaunch } from '../../src/coordinator/executors/launch/agent-launch.js';
 import type { PreparedLaunch } from '../../src/coordinator/executors/launch/agent-launch.js';
 import { AgentTurns } from '../../src/coordinator/turns/agent-turns.js';
-import { applyQa, startAttempt } from '../../src/core/records/kernel.js';
+import { startAttempt } from '../../src/core/records/kernel.js';
 import { tokenDigest } from '../../src/core/turns/hook-message.js';
 import { systemClock } from '../../src/process/system-clock.js';
 import type { BatchFiles } from '../../src/store/batch-files.js';
@@ -148,33 +149,8 @@ describe('a test-only agent in one file plus one registry line', () => {
     );
     await until(() => ended.includes('a'), 'the turn end to reach the coordinator');
     expect(turns.isWaiting('a')).toBe(true);
-    const read = store.readKernel('a');
-    if (read.kind !== 'ok') throw new Error('no kernel');
-    store.writeKernel(
-      applyQa(
-        read.record,
-        {
-          scope: ['a/**'],
-          changedPaths: ['a/y'],
-          checks: [
-            {
-              id: 'ok',
-              exit_code: 1,
-              timed_out: false,
-              duration_ms: 1,
-              log_path: null,
-              tail: 'a/x is missing',
-            },
-          ],
-        },
-        new Date().toISOString(),
-      ),
-    );
-    // The tick decides the verdict from the turn waiting and asks for it as an effect.
-    const report = await d.tick({ inFlight: { ...turns.inFlight(), sessions: [] } });
-    const answers = report.handoffs.filter((h) => h.action === 'answer-turn');
-    expect(answers).toMatchObject([{ task_id: 'a', verdict: 'continue' }]);
-    for (const h of answers) turns.answer(h);
+    // QA as the tick runs it fails; the tick decides the verdict and asks for it as an effect.
+    expect(await failTurnQa(d, store, turns, 'a')).toMatchObject([{ task_id: 'a', verdict: 'continue' }]);
     expect(await exit).toBe(0);
     expect(err).toEqual([]);
     expect(out.join('')).toMatch(/^again ".*a\/x is missing.*"\n$/s);

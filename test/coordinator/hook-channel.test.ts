@@ -1,11 +1,12 @@
 import type { LaneSession } from '../../src/hosts/host.js';
+import { failTurnQa } from '../helpers/turn-verdict.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeAgent } from '../../src/agents/claude.js';
 import { tokenDigest } from '../../src/core/turns/hook-message.js';
-import { applyQa, startAttempt } from '../../src/core/records/kernel.js';
+import { startAttempt } from '../../src/core/records/kernel.js';
 import { AgentTurns } from '../../src/coordinator/turns/agent-turns.js';
 import { systemClock } from '../../src/process/system-clock.js';
 import type { BatchFiles } from '../../src/store/batch-files.js';
@@ -160,34 +161,8 @@ describe('lanes hook against the coordinator', () => {
     const waiting = hook('claude-stop', envFor('a'), STOP_INPUT);
     await until(() => ended.includes('a'), 'the turn end to reach the coordinator');
     expect(turns.isWaiting('a')).toBe(true);
-    // QA as the tick runs it: the check fails.
-    const read = store.readKernel('a');
-    if (read.kind !== 'ok') throw new Error('no kernel');
-    store.writeKernel(
-      applyQa(
-        read.record,
-        {
-          scope: ['a/**'],
-          changedPaths: ['a/y'],
-          checks: [
-            {
-              id: 'ok',
-              exit_code: 1,
-              timed_out: false,
-              duration_ms: 1,
-              log_path: null,
-              tail: 'a/x is missing',
-            },
-          ],
-        },
-        new Date().toISOString(),
-      ),
-    );
-    // The tick decides the verdict from the turn waiting and asks for it as an effect.
-    const report = await d.tick({ inFlight: { ...turns.inFlight(), sessions: [] } });
-    const answers = report.handoffs.filter((h) => h.action === 'answer-turn');
-    expect(answers).toMatchObject([{ task_id: 'a', verdict: 'continue' }]);
-    for (const h of answers) turns.answer(h);
+    // QA as the tick runs it fails; the tick decides the verdict and asks for it as an effect.
+    expect(await failTurnQa(d, store, turns, 'a')).toMatchObject([{ task_id: 'a', verdict: 'continue' }]);
     const r = await waiting;
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout) as { decision: string; reason: string };
