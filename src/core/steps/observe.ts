@@ -27,7 +27,10 @@ export async function observeLanes(ctx: TickContext): Promise<void> {
 function countTokens(ctx: TickContext): void {
   let spent = 0;
   for (const child of ctx.record.children) {
-    const read = ctx.ports.store.readKernel(child.task_id); // (a released lane's kernel stays)
+    // Only a child that had a lane has a kernel (a released lane's kernel stays); the rest
+    // are not looked up: an idle tick reads nothing per pending child (bench tick_scaling).
+    if (child.lane === null) continue;
+    const read = ctx.ports.store.readKernel(child.task_id);
     if (read.kind === 'ok') for (const a of read.record.attempts) if (a.usage) spent += tokensOf(a.usage);
   }
   if (spent !== (ctx.record.tokens_spent ?? 0)) ctx.save({ ...ctx.record, tokens_spent: spent });
