@@ -44,7 +44,7 @@ function quote(path: string): string {
   return /^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
-const COMMANDS = 'plan|start|resume|drop|cancel|tick|status|log|wait|demo|land|clean';
+const COMMANDS = 'init|plan|start|resume|drop|cancel|tick|status|log|wait|demo|land|clean';
 
 /** Text with `lanes <command>` hints, each as the user types it here. */
 export function asTyped(text: string): string {
@@ -55,9 +55,4 @@ export function asTyped(text: string): string {
   return text
     .replace(/\blanes -C /g, `${bare} -C `)
     .replace(new RegExp(`(?<![\\w/.-])lanes (${COMMANDS})\\b`, 'g'), `${prefix} $1`);
-}
-
-/** (tests) forget the cached form. */
-export function resetLanesCommand(): void {
-  cached = null;
 }

@@ -87,22 +87,28 @@ export class AgentTurns {
     return this.pending.has(task);
   }
 
-  private laneFacts(): Map<string, LaneFacts> {
+  /**
+   * Every lane's run and kernel (a token is looked for in all of them); where it is and
+   * whether its executor runs are read only for the lane the message names, the one the
+   * check compares them with.
+   */
+  private laneFacts(task: string): Map<string, LaneFacts> {
     const lanes = new Map<string, LaneFacts>();
     for (const child of this.store.readRecord().children) {
       const read = this.store.readKernel(child.task_id);
+      const named = child.task_id === task;
       lanes.set(child.task_id, {
         runId: child.state === 'enrolled' ? (child.lane?.run_id ?? null) : null,
         kernel: read.kind === 'ok' ? read.record : null,
-        path: child.lane ? realPath(child.lane.path) : null,
-        running: this.deps.sessionOf(child.task_id)?.running ?? false,
+        path: named && child.lane ? realPath(child.lane.path) : null,
+        running: named && (this.deps.sessionOf(child.task_id)?.running ?? false),
       });
     }
     return lanes;
   }
 
   private async onMessage(message: HookMessage): Promise<HookReply> {
-    const lanes = this.laneFacts();
+    const lanes = this.laneFacts(message.task);
     const check = checkHookMessage(message, lanes);
     if (!check.ok) {
       this.store.journal('hook-refused', {
