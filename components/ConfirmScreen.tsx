@@ -22,6 +22,7 @@ export function fitConfirmLines(lines: readonly string[], width: number, rows: n
 /**
  * The confirmation of `lanes start`: waves, parallelism, budget, executors; `y` starts.
  * It fits the terminal (columns × rows): the keys' row is never pushed off the screen.
+ * After `lanes plan draft` it also has `e` (onEdit), and a plan with problems has no `y`.
  */
 export function ConfirmScreen({
   lines,
@@ -29,32 +30,55 @@ export function ConfirmScreen({
   active,
   columns = 80,
   rows = 24,
+  onEdit,
+  startable = true,
 }: {
   lines: string[];
   onAnswer: (yes: boolean) => void;
   active: boolean;
   columns?: number;
   rows?: number;
+  onEdit?: () => void;
+  startable?: boolean;
 }) {
   // The border and padding take four columns; border, title and keys four rows; and the
   // lines lanes printed before the screen (the demo's paths) two more.
   const shown = fitConfirmLines(lines, columns - 4, rows - 7);
   useInput(
     (input, key) => {
-      if (input === 'y' || input === 'Y') onAnswer(true);
+      if (input === 'y' || input === 'Y') {
+        if (startable) onAnswer(true);
+      } else if ((input === 'e' || input === 'E') && onEdit) onEdit();
       else if (input === 'n' || input === 'N' || input === 'q' || key.escape) onAnswer(false);
     },
     { isActive: active },
   );
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="blueBright" paddingX={1}>
-      <Text bold>Start this batch?</Text>
+      <Text bold>{startable ? 'Start this batch?' : 'The plan cannot start yet:'}</Text>
       {shown.map((line, i) => (
         <Text key={i}>{line}</Text>
       ))}
-      <Text>
-        <Text color="greenBright">y</Text> start <Text color="red">n</Text> cancel
-      </Text>
+      <ConfirmKeys startable={startable} editable={onEdit !== undefined} />
     </Box>
+  );
+}
+
+/** The keys' row: `y` only for a plan that can start, `e` only where the plan can be edited. */
+function ConfirmKeys({ startable, editable }: { startable: boolean; editable: boolean }) {
+  return (
+    <Text>
+      {startable ? (
+        <>
+          <Text color="greenBright">y</Text> start{' '}
+        </>
+      ) : null}
+      {editable ? (
+        <>
+          <Text color="yellow">e</Text> edit{' '}
+        </>
+      ) : null}
+      <Text color="red">n</Text> {editable ? 'quit (the plan file stays)' : 'cancel'}
+    </Text>
   );
 }

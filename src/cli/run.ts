@@ -17,9 +17,10 @@ usage: lanes [-C <dir>] <command> [options]
   init [<plan>] [--config]          write a commented starter plan (default plan.yaml) and, with
                                     --config, lanes.config.json with the built-in profiles
   plan check <plan>                 validate a plan and print its waves
-  plan draft "<goal>" [--executor claude|codex] [-o <file>] [--rounds N]
+  plan draft "<goal>" [--executor claude|codex] [-o <file>] [--rounds N] [--no-confirm]
                                     an agent (headless, read-only) drafts a plan for the goal;
-                                    lanes checks it and sends the problems back until it passes
+                                    lanes checks it and sends the problems back until it passes;
+                                    in a terminal the confirmation opens on it (e edits it)
   start <plan> [--parallel N] [--headless] [--host NAME] [--yes] [--executor NAME]
         [--model M] [--effort E] [--no-run] [--allow-overlap]
                                     confirm a plan and run the batch to its end (--allow-overlap:

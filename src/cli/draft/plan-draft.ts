@@ -15,6 +15,7 @@ import { parseCommand, positiveIntArg } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { planCheck } from '../commands/plan-check.js';
 import { draftPrompt, fixPrompt, planText } from './draft-prompt.js';
+import { confirmDraft, confirmsDraft } from './draft-confirm.js';
 
 // `lanes plan draft "<goal>"` (issue 27): an agent, headless and read-only, writes a plan
 // for the goal; lanes checks it as `plan check` does plus the plan advice
@@ -22,7 +23,8 @@ import { draftPrompt, fixPrompt, planText } from './draft-prompt.js';
 // it passes or the rounds run out. Nothing is written unless it passes; the work tree
 // must be as it was (else exit 4, nothing written).
 
-export const planDraftUsage = 'lanes plan draft "<goal>" [--executor claude|codex] [-o <file>] [--rounds N]';
+export const planDraftUsage =
+  'lanes plan draft "<goal>" [--executor claude|codex] [-o <file>] [--rounds N] [--no-confirm]';
 const DEFAULT_ROUNDS = 3;
 const ROUND_TIMEOUT_MS = 10 * 60_000;
 
@@ -30,7 +32,12 @@ export async function planDraft(ctx: CommandContext, argv: string[]): Promise<nu
   const { values, positionals } = parseCommand(
     'plan draft',
     argv,
-    { executor: { type: 'string' }, output: { type: 'string', short: 'o' }, rounds: { type: 'string' } },
+    {
+      executor: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      rounds: { type: 'string' },
+      'no-confirm': { type: 'boolean' },
+    },
     1,
   );
   const goal = positionals[0]?.trim();
@@ -97,7 +104,10 @@ export async function planDraft(ctx: CommandContext, argv: string[]): Promise<nu
     );
   writeFileSync(out, text, { flag: 'wx' });
   ctx.stdout(`wrote ${relative(ctx.cwd, out)}\n`);
-  return planCheck(ctx, [out]);
+  const checked = planCheck(ctx, [out]);
+  // In a terminal the confirmation screen opens on it (`e` edits it, `y` starts it).
+  if (!confirmsDraft(values['no-confirm'], process.env)) return checked;
+  return confirmDraft(ctx, out);
 }
 
 /** What is wrong with a drafted plan: `plan check`'s problems, then the advice. */
