@@ -3,7 +3,7 @@ import { useRef } from 'react';
 import { wrapText } from '../src/tui/fit.js';
 import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
-import { formatUsage } from '../src/tui/usage-text.js';
+import { formatTokens, formatUsage, tokensOf } from '../src/tui/usage-text.js';
 import { formatElapsed, stateColor } from './theme.js';
 
 /** The list's width: 44 columns from 96 up, less in a narrower terminal (80 → 28), the pane keeping ≥ 51. */
@@ -11,17 +11,41 @@ export function laneListWidth(columns: number): number {
   return Math.max(28, Math.min(44, columns - 52));
 }
 
-function healthTag(row: LaneRow): { text: string; color: string } | null {
-  if (row.reviewPending) return { text: 'review', color: 'magenta' };
-  if (row.health?.waiting) return { text: 'waiting', color: 'magenta' };
-  if (row.health?.stalled) return { text: 'stalled', color: 'red' };
-  if (row.health?.drift.length) return { text: 'scope drift', color: 'red' };
+function healthTag(row: LaneRow): { text: string; short: string; color: string } | null {
+  if (row.reviewPending) return { text: 'review', short: 'review', color: 'magenta' };
+  if (row.health?.waiting) return { text: 'waiting', short: 'wait', color: 'magenta' };
+  if (row.health?.stalled) return { text: 'stalled', short: 'stall', color: 'red' };
+  if (row.health?.drift.length) return { text: 'scope drift', short: 'drift', color: 'red' };
   return null;
+}
+
+/** The tag in a row of `room` columns: its short word where the whole one leaves no room for the tokens. */
+function fitTag(tag: ReturnType<typeof healthTag>, row: LaneRow, room: number): string {
+  if (!tag) return '';
+  const tokens = row.usage ? ` ${formatTokens(tokensOf(row.usage))}` : '';
+  const least = `${row.qaFailures ? ` qa✗${row.qaFailures}` : ''}${tokens}`;
+  return !tokens || tag.text.length + least.length <= room ? tag.text : tag.short;
 }
 
 function elapsed(row: LaneRow, now: number): string {
   if (row.startedAt === null) return '';
   return formatElapsed((row.endedAt ?? now) - row.startedAt);
+}
+
+/**
+ * The dim end of a lane's row in `room` columns: attempt, QA failures, the tokens its agent
+ * reported (none for a command) and the time. Where all do not fit, the tokens lose their
+ * word first, the time goes next, then the attempt: what a lane spends outranks how long
+ * it took.
+ */
+export function rowTail(row: LaneRow, now: number, room: number): string {
+  const qa = row.qaFailures ? ` qa✗${row.qaFailures}` : '';
+  const head = `${row.attempt ? ` #${row.attempt}` : '   '}${qa}`;
+  const time = ` ${elapsed(row, now)}`;
+  if (!row.usage) return head + time;
+  const tokens = formatTokens(tokensOf(row.usage));
+  const tries = [`${head} ${tokens} tok${time}`, `${head} ${tokens}${time}`, `${head} ${tokens}`];
+  return tries.find((t) => [...t].length <= room) ?? `${qa} ${tokens}`;
 }
 
 /** What a parked child's user can do next (the keys; the CLI's are in `lanes status`). */
@@ -31,8 +55,8 @@ export function waysOn(reason: string | null): string {
 }
 
 /**
- * Every child: state (coloured), health, attempt, QA failures, elapsed, and the selected
- * lane's spending (tokens, and the agent's cost where it gives one) and reason. More lanes than rows: a window of consecutive lanes that follows the
+ * Every child: state (coloured), health, attempt, QA failures, tokens, elapsed, and the
+ * selected lane's spending (tokens, and the agent's cost where it gives one) and reason. More lanes than rows: a window of consecutive lanes that follows the
  * selection (src/tui/list-window.ts), with how many are above and below it.
  */
 export function LaneList({
@@ -73,6 +97,8 @@ export function LaneList({
       {rows.slice(win.start, win.end).map((row, j) => {
         const i = win.start + j;
         const tag = healthTag(row);
+        const room = width - 3 - idWidth - stateWidth;
+        const tagText = fitTag(tag, row, room);
         return (
           <Box key={row.taskId} flexDirection="column">
             <Text wrap="truncate">
@@ -80,11 +106,8 @@ export function LaneList({
               <Text bold={i === selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
               <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
               {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
-              {tag ? <Text color={tag.color}>{tag.text}</Text> : null}
-              <Text dimColor>
-                {row.attempt ? ` #${row.attempt}` : '   '}
-                {row.qaFailures ? ` qa✗${row.qaFailures}` : ''} {elapsed(row, now)}
-              </Text>
+              {tag ? <Text color={tag.color}>{tagText}</Text> : null}
+              <Text dimColor>{rowTail(row, now, room - tagText.length)}</Text>
             </Text>
             {i === selected
               ? reasonLines.map((line, k) => (

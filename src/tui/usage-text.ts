@@ -1,3 +1,3 @@
 // The lane list's and the header's words for what the agents reported they spent
 // (components/ import only src/tui: the core's formatting, passed on).
-export { formatUsage } from '../core/records/usage.js';
+export { formatTokens, formatUsage, tokensOf } from '../core/records/usage.js';

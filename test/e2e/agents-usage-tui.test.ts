@@ -7,8 +7,8 @@ import { terminalEnv, Tmux } from '../helpers/tmux.js';
 // Tokens per lane in the TUI (issue 27), in a real terminal of 80×24: the real agent CLIs
 // run headless (--host headless) or interactive in their panes against the scripted model server, which reports a few
 // tokens an answer (so the figures are exact, not "12k"); when the batch completes the
-// header shows the batch's sum and the selected lane (a) its own, both equal to what the
-// server reported (and to status --json).
+// header shows the batch's sum, the selected lane (a) its own and every lane's row its own,
+// all equal to what the server reported (and to status --json).
 
 const tmuxes: Tmux[] = [];
 afterAll(async () => {
@@ -29,7 +29,7 @@ const CASES = [
 ] as const;
 
 describe.each(CASES)('%s in the TUI (%s): tokens per lane', (agent, mode) => {
-  it('the header and the selected lane show the tokens the server reported', async () => {
+  it('the header, the selected lane and every lane’s row show the tokens the server reported', async () => {
     const batch = `ut-${agent}-${mode.slice(0, 1)}`;
     const script = { ...reworkScript(), usage: { input_tokens: 20, output_tokens: 3 } };
     const b = await agentBatch(agent, { batch, script });
@@ -67,10 +67,18 @@ describe.each(CASES)('%s in the TUI (%s): tokens per lane', (agent, mode) => {
       { detail: () => seen, everyMs: 300 },
     );
     const cost = status.usage.total.cost_usd;
+    // Claude Code gives its cost in headless stream-json only: its interactive transcript has
+    // none, so an interactive lane shows tokens alone (Codex gives a cost in neither).
+    expect(cost === null).toBe(agent === 'codex' || mode === 'interactive');
     const shown = cost === null ? `${total} tok ` : `${total} tok $${cost.toFixed(2)}`;
     const screen = await tmux.waitFor(new RegExp(`^lanes · .*${shown.replace('$', '\\$')}`, 'm'), 10_000);
     const a = status.usage.children.a!.usage;
     expect(screen).toMatch(new RegExp(`^ {3}spent ${a.input_tokens + a.output_tokens} tok`, 'm'));
+    // Every lane's row shows its own tokens, not only the selected one's.
+    for (const id of ['a', 'b', 'c']) {
+      const u = status.usage.children[id]!.usage;
+      expect(screen).toMatch(new RegExp(`^[ ›] ${id} .* ${u.input_tokens + u.output_tokens}( |$)`, 'm'));
+    }
     for (const line of screen.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
     await tmux.kill();
   }, 120_000);

@@ -45,14 +45,17 @@ export function sumUsage(attempts: readonly { usage?: Usage | null | undefined }
 /** "12.3k tok $0.04", "850 tok", or "—" when nothing was reported. */
 export function formatUsage(u: Usage | null): string {
   if (!u) return '—';
-  const t = tokensOf(u);
-  const tokens =
-    t >= 1_000_000
-      ? `${(t / 1e6).toFixed(1)}M`
-      : t >= 10_000
-        ? `${Math.round(t / 1000)}k`
-        : t >= 1000
-          ? `${(t / 1000).toFixed(1)}k`
-          : String(t);
+  const tokens = formatTokens(tokensOf(u));
   return u.cost_usd === null ? `${tokens} tok` : `${tokens} tok $${u.cost_usd.toFixed(2)}`;
+}
+
+/** A count of tokens in at most five characters: "850", "3.9k", "12k", "1.2M". */
+export function formatTokens(t: number): string {
+  return t >= 1_000_000
+    ? `${(t / 1e6).toFixed(1)}M`
+    : t >= 10_000
+      ? `${Math.round(t / 1000)}k`
+      : t >= 1000
+        ? `${(t / 1000).toFixed(1)}k`
+        : String(t);
 }
