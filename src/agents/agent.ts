@@ -105,6 +105,8 @@ export interface ReadOnlyRun {
   sessionFrom(line: string): string | null;
   /** The agent's answer a line of its output carries (the last one counts), if any. */
   answerFrom(line: string): string | null;
+  /** What the agent said of its own failure (its model unreachable, refused), if a line says so. */
+  failureFrom(line: string): string | null;
 }
 
 /** A command string for agents that run hooks through a shell: every argument single-quoted. */

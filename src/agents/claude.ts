@@ -90,7 +90,16 @@ export const claudeAgent: AgentAdapter<'claude'> = {
     sessionFrom: (line) => claudeAgent.sessionIdFromOutput(line),
     answerFrom(line) {
       const event = jsonObject(line);
-      return event?.type === 'result' && typeof event.result === 'string' ? event.result : null;
+      return event?.type === 'result' && typeof event.result === 'string' && event.is_error !== true
+        ? event.result
+        : null;
+    },
+    // (an API error ends the run with a `result` of is_error true whose text is the error)
+    failureFrom(line) {
+      const event = jsonObject(line);
+      return event?.type === 'result' && event.is_error === true
+        ? String(event.result ?? event.subtype)
+        : null;
     },
   },
 };

@@ -101,6 +101,13 @@ export const codexAgent: AgentAdapter<'codex'> = {
       const item = (event?.type === 'item.completed' ? event.item : null) as Item | null;
       return item?.type === 'agent_message' && typeof item.text === 'string' ? item.text : null;
     },
+    // (its `error` events before are retries and warnings; `turn.failed` is the end)
+    failureFrom(line) {
+      const event = jsonObject(line);
+      if (event?.type !== 'turn.failed') return null;
+      const error = event.error as { message?: unknown } | undefined;
+      return typeof error?.message === 'string' ? error.message : 'turn.failed';
+    },
   },
 };
 

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Script } from '../fixtures/model-server/server.mjs';
 import { agentBatch } from '../helpers/agent-batch.js';
+import { claudeBin } from '../helpers/agents.js';
 import { git, runCli, tempDir } from '../helpers/repo.js';
 
 // `lanes plan draft` (issue 27) with the pinned Claude Code and Codex against the scripted
@@ -83,4 +84,44 @@ describe.each(['claude', 'codex'] as const)('lanes plan draft with %s', (agent) 
     expect(r.stderr).toContain('colour');
     expect(existsSync(out)).toBe(false);
   }, 120_000);
+
+  it('the agent itself fails (its model server answers 404): exit 4, its error said, nothing written', async () => {
+    const b = await agentBatch(agent, { batch: `f-${agent}`, script: script(true) });
+    const env = { ...b.env };
+    if (agent === 'claude') env.ANTHROPIC_BASE_URL = `${b.server.url}/nowhere`;
+    else {
+      const config = join(b.home, 'config.toml');
+      writeFileSync(
+        config,
+        readFileSync(config, 'utf8').replace(`${b.server.url}/v1`, `${b.server.url}/nowhere/v1`),
+      );
+    }
+    const out = join(tempDir('lanes-draft-'), 'greet.yaml');
+    const r = await runCli(['-C', b.repo, 'plan', 'draft', GOAL, '--executor', agent, '-o', out], { env });
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(4);
+    // What the agent said of its failure, not a plan check of its error message, and no second round.
+    expect(r.stderr).toMatch(
+      agent === 'claude' ? /claude failed: .*selected model/ : /codex failed: .*404 Not Found/,
+    );
+    expect(r.stderr).not.toContain('still has problems');
+    expect(r.stderr).not.toContain('round 2');
+    expect(existsSync(out)).toBe(false);
+  }, 120_000);
 });
+
+it('an agent that changed the work tree (a wrapper of Claude Code writing a file): exit 4, nothing written', async () => {
+  const b = await agentBatch('claude', { batch: 't-claude', script: script(true) });
+  const wrapper = join(tempDir('lanes-wrapper-'), 'claude');
+  writeFileSync(wrapper, `#!/bin/sh\necho stray > stray.txt\nexec '${claudeBin()}' "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  writeFileSync(
+    join(b.repo, 'lanes.config.json'),
+    `${JSON.stringify({ executors: { claude: { agent: 'claude', argv: [wrapper, '{prompt}'] } } }, null, 2)}\n`,
+  );
+  await git(b.repo, 'commit', '-qam', 'a wrapper');
+  const out = join(tempDir('lanes-draft-'), 'greet.yaml');
+  const r = await runCli(['-C', b.repo, 'plan', 'draft', GOAL, '-o', out], { env: b.env });
+  expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(4);
+  expect(r.stderr).toContain('claude changed the work tree (nothing written)');
+  expect(existsSync(out)).toBe(false);
+}, 120_000);

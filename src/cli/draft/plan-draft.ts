@@ -76,10 +76,19 @@ export async function planDraft(ctx: CommandContext, argv: string[]): Promise<nu
       timeout: ROUND_TIMEOUT_MS,
     });
     let answer: string | null = null;
+    let failure: string | null = null;
     for (const line of String(result.stdout).split('\n')) {
       session = run.sessionFrom(line) ?? session;
       answer = run.answerFrom(line) ?? answer;
+      failure = run.failureFrom(line) ?? failure;
     }
+    // The agent's own failure is not a plan to check (nor worth another round).
+    if (failure !== null)
+      throw new LanesError(
+        'draft_failed',
+        `lanes plan draft: ${name} failed: ${failure} (nothing written)`,
+        4,
+      );
     if (answer === null)
       throw new LanesError(
         'draft_failed',
