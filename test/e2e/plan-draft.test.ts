@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Script } from '../fixtures/model-server/server.mjs';
 import { agentBatch } from '../helpers/agent-batch.js';
 import { claudeBin } from '../helpers/agents.js';
-import { git, runCli, tempDir } from '../helpers/repo.js';
+import { git, makeRepo, runCli, snapshotTree, tempDir } from '../helpers/repo.js';
 
 // `lanes plan draft` (issue 27) with the pinned Claude Code and Codex against the scripted
 // model server: its first plan has a dependency cycle and an unknown field; lanes' findings
@@ -125,3 +125,22 @@ it('an agent that changed the work tree (a wrapper of Claude Code writing a file
   expect(r.stderr).toContain('claude changed the work tree (nothing written)');
   expect(existsSync(out)).toBe(false);
 }, 120_000);
+
+describe('lanes plan draft: bad input is exit 2, says what is wrong, writes nothing', () => {
+  it.each([
+    [[], /usage: lanes plan draft "<goal>"/],
+    [[GOAL, '-o', 'plan.txt'], /-o names a \.yaml or \.yml file/],
+    [[GOAL, '--rounds', '0'], /--rounds expects a whole number > 0, got "0"/],
+    [[GOAL, '--executor', 'command'], /--executor command is not an agent with a read-only mode/],
+    [[GOAL, '--executor', 'nosuch'], /--executor nosuch is not an agent with a read-only mode/],
+    [[GOAL, '-o', 'README.yaml'], /README\.yaml already there \(nothing written\)/],
+  ])('plan draft %j', async (args, message) => {
+    const repo = await makeRepo({ 'README.md': '# test\n', 'README.yaml': 'kept: true\n' });
+    const before = snapshotTree(repo);
+    const r = await runCli(['-C', repo, 'plan', 'draft', ...args]);
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+    expect(snapshotTree(repo)).toEqual(before);
+  });
+});
