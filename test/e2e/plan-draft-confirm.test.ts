@@ -93,11 +93,23 @@ describe('lanes plan draft in a terminal', () => {
     // The editor got its own words and the file, each one argument (no shell between).
     expect(readFileSync(join(dir, 'args'), 'utf8')).toBe(`${dir}\n${out}\n--\n`.repeat(2));
     await tmux.text('y');
-    await tmux.waitFor(/^lanes · edited .*completed/m, 60_000);
+    screen = await tmux.waitFor(/^lanes · edited .*completed/m, 60_000);
     const status = JSON.parse((await runCli(['-C', b.repo, 'status', 'edited', '--json'])).stdout) as {
       record: { batch_state: string };
+      usage: { total: unknown; children: Record<string, { usage: unknown }> };
     };
     expect(status.record.batch_state).toBe('completed');
+    // Command executors report no tokens, and lanes says so: "—" for the selected lane, no
+    // figure in the rows or the header, null in status --json.
+    expect(screen).toMatch(/^ {3}spent —/m);
+    expect(screen).not.toMatch(/tok\b/);
+    expect(status.usage).toEqual({
+      total: null,
+      children: {
+        hello: { usage: null, attempts: [{ n: 1, usage: null }] },
+        bye: { usage: null, attempts: [{ n: 1, usage: null }] },
+      },
+    });
     for (const line of (await tmux.capture()).split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
   }, 150_000);
 
