@@ -48,13 +48,13 @@ afterAll(async () => {
   await Promise.all(tmuxes.map((t) => t.kill()));
 });
 
-async function draftInTerminal(batch: string, extra: string[] = []) {
+async function draftInTerminal(batch: string, extra: string[] = [], extraEnv: Record<string, string> = {}) {
   const b = await agentBatch('claude', { batch, script });
   const dir = tempDir('lanes-editor-');
   writeFileSync(join(dir, 'edit.mjs'), EDITOR);
   const out = join(tempDir('lanes-draft-'), 'greet.yaml');
   const editor = `${process.execPath} ${join(dir, 'edit.mjs')} ${dir}`;
-  const tmux = new Tmux(terminalEnv({ ...b.env, EDITOR: editor, VISUAL: '' }));
+  const tmux = new Tmux(terminalEnv({ ...b.env, EDITOR: editor, VISUAL: '', ...extraEnv }));
   tmuxes.push(tmux);
   const argv = [
     process.execPath,
@@ -124,11 +124,20 @@ describe('lanes plan draft in a terminal', () => {
     expect((await runCli(['-C', b.repo, 'status', 'greet'])).exitCode).toBe(2);
   }, 90_000);
 
-  it('--no-confirm only writes the plan, as without a terminal', async () => {
-    const { out, tmux } = await draftInTerminal('dc-none', ['--no-confirm']);
-    const screen = await tmux.waitFor(/EXIT=\d+/, 60_000);
-    expect(screen).toMatch(/wrote .*greet\.yaml[\s\S]*wave 1: hello \(script\), bye \(script\)[\s\S]*EXIT=0/);
-    expect(screen).not.toMatch(/Start this batch/);
-    expect(readFileSync(out, 'utf8')).toBe(PLAN);
-  }, 90_000);
+  it.each([
+    ['--no-confirm', ['--no-confirm'], {}],
+    ['CI', [], { CI: 'true' }],
+  ])(
+    '%s: only writes the plan, as without a terminal',
+    async (name, extra, env) => {
+      const { out, tmux } = await draftInTerminal(`dc-none-${name.length}`, extra, env);
+      const screen = await tmux.waitFor(/EXIT=\d+/, 60_000);
+      expect(screen).toMatch(
+        /wrote .*greet\.yaml[\s\S]*wave 1: hello \(script\), bye \(script\)[\s\S]*EXIT=0/,
+      );
+      expect(screen).not.toMatch(/Start this batch/);
+      expect(readFileSync(out, 'utf8')).toBe(PLAN);
+    },
+    90_000,
+  );
 });
