@@ -1,4 +1,5 @@
 import { Box, Text, useInput } from 'ink';
+import { useState } from 'react';
 
 /**
  * The lines that fit in `rows` rows of `width` columns (a long line wraps over several);
@@ -43,11 +44,14 @@ export function ConfirmScreen({
 }) {
   // The border and padding take four columns; border, title and keys four rows; and the
   // lines lanes printed before the screen (the demo's paths) two more.
-  const shown = fitConfirmLines(lines, columns - 4, rows - 7);
+  // (a `y` on a plan with problems is answered, not ignored in silence: a row of its own)
+  const [refused, setRefused] = useState(false);
+  const shown = fitConfirmLines(lines, columns - 4, rows - 7 - (refused && !startable ? 1 : 0));
   useInput(
     (input, key) => {
       if (input === 'y' || input === 'Y') {
         if (startable) onAnswer(true);
+        else setRefused(true);
       } else if ((input === 'e' || input === 'E') && onEdit) onEdit();
       else if (input === 'n' || input === 'N' || input === 'q' || key.escape) onAnswer(false);
     },
@@ -59,6 +63,7 @@ export function ConfirmScreen({
       {shown.map((line, i) => (
         <Text key={i}>{line}</Text>
       ))}
+      {refused && !startable ? <Text color="yellow">not until its problems are fixed</Text> : null}
       <ConfirmKeys startable={startable} editable={onEdit !== undefined} />
     </Box>
   );

@@ -81,12 +81,16 @@ describe('lanes plan draft in a terminal', () => {
       60_000,
     );
     expect(readFileSync(out, 'utf8')).toBe(PLAN);
+    const widest = (text: string) => Math.max(...text.split('\n').map((l) => [...l].length));
+    expect(widest(await tmux.capture())).toBeLessThanOrEqual(80);
     await tmux.text('e');
     // The broken edit: its problem on the screen, which stays, and without a `y`.
     let screen = await tmux.waitFor(/The plan cannot start yet:[\s\S]*colour/, 20_000);
     expect(screen).toMatch(/e edit n quit/);
     expect(screen).not.toMatch(/y start/);
-    await tmux.text('y'); // (nothing to start: the screen stays)
+    expect(widest(screen)).toBeLessThanOrEqual(80);
+    await tmux.text('y'); // (nothing to start: the screen stays, and says so)
+    await tmux.waitFor(/not until its problems are fixed/, 10_000);
     await tmux.text('e');
     screen = await tmux.waitFor(/Start this batch\?[\s\S]*batch edited: 2 children in 1 wave/, 20_000);
     expect(screen).not.toMatch(/colour/);
@@ -110,7 +114,7 @@ describe('lanes plan draft in a terminal', () => {
         bye: { usage: null, attempts: [{ n: 1, usage: null }] },
       },
     });
-    for (const line of (await tmux.capture()).split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
+    expect(widest(await tmux.capture())).toBeLessThanOrEqual(80);
   }, 150_000);
 
   it('n leaves the written plan and starts nothing', async () => {
