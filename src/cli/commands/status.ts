@@ -12,6 +12,10 @@ import { asTyped } from '../lanes-command.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { bold, colorState, dim } from '../batch-run/style.js';
+import { loadConfig } from '../../store/config-file.js';
+import type { Config } from '../../core/settings/config.js';
+import { childMachine, describeMachines, machineLines } from './status-machines.js';
+import type { MachineLine } from './status-machines.js';
 
 /**
  * `lanes status [<batch>] [--json]`. Without a batch: the only batch there is, or a
@@ -32,8 +36,9 @@ export async function status(ctx: CommandContext, argv: string[]): Promise<numbe
     const report = store.readReport(id);
     // (usage: what the agents reported they spent, per attempt, child and batch)
     const usage = readBatchUsage(repo.stateDir, record);
-    if (values.json) ctx.stdout(`${JSON.stringify({ record, report, usage })}\n`);
-    else ctx.stdout(asTyped(describeBatch(record, report, liveLockHolder(repo.stateDir, id))));
+    const machines = machineLines(record, report, readableConfig(repo.root));
+    if (values.json) ctx.stdout(`${JSON.stringify({ record, report, usage, ...(machines ? { machines } : {}) })}\n`);
+    else ctx.stdout(asTyped(describeBatch(record, report, liveLockHolder(repo.stateDir, id), machines)));
     return 0;
   }
   const all = ids.map((id) => ({ record: store.read(id) as BatchRecord, report: store.readReport(id) }));
@@ -63,15 +68,31 @@ function runnerNote(record: BatchRecord, holder: LockHolder | null): { note: str
   return open ? { note: ' — stopped: no lanes process runs it', next: null } : { note: '', next: null };
 }
 
-function describeBatch(record: BatchRecord, report: Report | null, holder: LockHolder | null): string {
+/** The config for what status shows of machines: a config that does not parse shows none (status only reads). */
+function readableConfig(root: string): Config | null {
+  try {
+    return loadConfig(root);
+  } catch {
+    return null;
+  }
+}
+
+function describeBatch(
+  record: BatchRecord,
+  report: Report | null,
+  holder: LockHolder | null,
+  machines: MachineLine[] | null = null,
+): string {
   const { note } = runnerNote(record, holder);
   const lines = [
     summaryLine(record, note),
     dim(`branch ${record.branch} from ${record.base_head.slice(0, 12)}`),
+    ...(machines ? describeMachines(machines) : []),
   ];
   const width = Math.max(...record.children.map((c) => c.task_id.length));
   for (const child of record.children) {
     const extra = [
+      machines && child.lane !== null ? childMachine(child) : null,
       child.commit ? `commit ${child.commit.slice(0, 12)}` : null,
       child.qa_failures ? `QA failures ${child.qa_failures}` : null,
       child.reason ? `reason: ${child.reason}` : null,
