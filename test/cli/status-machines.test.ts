@@ -43,7 +43,12 @@ function repoWith(record: BatchRecord, report: Report | null, config?: object): 
 }
 
 function running(children: ChildRecord[]): BatchRecord {
-  return { ...preparedRecord('b1', { T1: [], T2: [], T3: [] }), batch_state: 'running', max_parallel: 3, children };
+  return {
+    ...preparedRecord('b1', { T1: [], T2: [], T3: [] }),
+    batch_state: 'running',
+    max_parallel: 3,
+    children,
+  };
 }
 
 const reportOf = (record: BatchRecord, machines?: Report['machines']): Report => ({

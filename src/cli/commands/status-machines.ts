@@ -21,7 +21,11 @@ export interface MachineLine {
 }
 
 /** The batch's machines, or null when it has none (no machines configured, no lane on one). */
-export function machineLines(record: BatchRecord, report: Report | null, config: Config | null): MachineLine[] | null {
+export function machineLines(
+  record: BatchRecord,
+  report: Report | null,
+  config: Config | null,
+): MachineLine[] | null {
   const seen = report?.machines;
   const configured = config?.machines;
   const onMachines = record.children.some((c) => c.machine !== undefined);

@@ -37,7 +37,8 @@ export async function status(ctx: CommandContext, argv: string[]): Promise<numbe
     // (usage: what the agents reported they spent, per attempt, child and batch)
     const usage = readBatchUsage(repo.stateDir, record);
     const machines = machineLines(record, report, readableConfig(repo.root));
-    if (values.json) ctx.stdout(`${JSON.stringify({ record, report, usage, ...(machines ? { machines } : {}) })}\n`);
+    if (values.json)
+      ctx.stdout(`${JSON.stringify({ record, report, usage, ...(machines ? { machines } : {}) })}\n`);
     else ctx.stdout(asTyped(describeBatch(record, report, liveLockHolder(repo.stateDir, id), machines)));
     return 0;
   }

@@ -139,7 +139,11 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
 
 /** A child could start but for a machine that does not answer now: the batch waits for it. */
 function waitsForMachine(ctx: TickContext): boolean {
-  return ctx.machines !== null && ctx.machines.unreachable.size > 0 && readyChildren(ctx.record, ctx.plan).length > 0;
+  return (
+    ctx.machines !== null &&
+    ctx.machines.unreachable.size > 0 &&
+    readyChildren(ctx.record, ctx.plan).length > 0
+  );
 }
 
 /** Each machine of the pool with its slots, the lanes in flight on it and its state. */

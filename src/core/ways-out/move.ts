@@ -18,8 +18,7 @@ export interface MoveRequest {
 /** Parses `<child>=<machine>` (the command line's --move), or says what is wrong with it. */
 export function parseMove(text: string): MoveRequest | string {
   const at = text.indexOf('=');
-  if (at <= 0 || at === text.length - 1)
-    return `--move ${JSON.stringify(text)}: expected <child>=<machine>`;
+  if (at <= 0 || at === text.length - 1) return `--move ${JSON.stringify(text)}: expected <child>=<machine>`;
   return { task_id: text.slice(0, at), machine: text.slice(at + 1) };
 }
 
@@ -35,7 +34,8 @@ export function moveRefusal(
   away: ReadonlySet<string> = new Set(),
 ): string | null {
   const child = record.children.find((c) => c.task_id === move.task_id);
-  if (!child) return `--move ${move.task_id}=${move.machine}: no child "${move.task_id}" in batch ${record.batch_id}`;
+  if (!child)
+    return `--move ${move.task_id}=${move.machine}: no child "${move.task_id}" in batch ${record.batch_id}`;
   if (!machines.includes(move.machine))
     return `--move ${move.task_id}=${move.machine}: "${move.machine}" is not a machine of lanes.config.json (machines: ${machines.join(', ')})`;
   if (child.state !== 'needs_human')

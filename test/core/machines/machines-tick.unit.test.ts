@@ -23,9 +23,14 @@ const provisions = (r: Report) =>
   r.handoffs
     .filter((h): h is Extract<Handoff, { action: 'provision' }> => h.action === 'provision')
     .map((h) => `${h.task_id}@${h.machine}`);
-const stateOf = (ports: MemoryPorts, id: string) => ports.store.record.children.find((c) => c.task_id === id)!;
+const stateOf = (ports: MemoryPorts, id: string) =>
+  ports.store.record.children.find((c) => c.task_id === id)!;
 
-function batch(ids = ['T1', 'T2', 'T3', 'T4'], maxParallel = 3, pins: Record<string, string> = {}): MemoryPorts {
+function batch(
+  ids = ['T1', 'T2', 'T3', 'T4'],
+  maxParallel = 3,
+  pins: Record<string, string> = {},
+): MemoryPorts {
   const record = preparedRecord('b1', Object.fromEntries(ids.map((id) => [id, []])));
   const plan = memoryPlan('b1', ids, maxParallel);
   for (const child of plan.children) if (pins[child.id]) child.machine = pins[child.id];
@@ -37,9 +42,18 @@ async function enrolledOnBoxA(ports: MemoryPorts, input: TickInput): Promise<str
   await tick(ports, input);
   const path = memoryLane(ports, 'T2', SHA(1));
   await tick(ports, { ...input, offers: [{ task_id: 'T2', path, machine: 'box-a' }] });
-  const start = { host: 'machine', paneId: null, pid: null, pidStart: null, statusPath: null, sessionId: null };
+  const start = {
+    host: 'machine',
+    paneId: null,
+    pid: null,
+    pidStart: null,
+    statusPath: null,
+    sessionId: null,
+  };
   const kernel = ports.store.kernels.get('T2')!;
-  ports.store.writeKernel(startAttempt(kernel, { ...start, hookTokenSha256: null }, ports.clock.now().toISOString()));
+  ports.store.writeKernel(
+    startAttempt(kernel, { ...start, hookTokenSha256: null }, ports.clock.now().toISOString()),
+  );
   return path;
 }
 
@@ -116,7 +130,10 @@ describe('a machine that does not answer', () => {
     const away = await tick(ports, { machines: POOL, unreachableMachines: ['box-a'] });
     expect(stateOf(ports, 'T2')).toMatchObject({ state: 'enrolled', qa_failures: 0 });
     expect(ports.store.kernels.get('T2')!.qa_runs).toEqual([]);
-    expect(away.machines?.find((m) => m.name === 'box-a')).toMatchObject({ state: 'reconnecting', running: 1 });
+    expect(away.machines?.find((m) => m.name === 'box-a')).toMatchObject({
+      state: 'reconnecting',
+      running: 1,
+    });
     expect(provisions(away).every((p) => p.endsWith('@local'))).toBe(true);
     expect(away.batch_state).toBe('running');
     // back: QA runs on it (and fails, counted once)
@@ -136,7 +153,11 @@ describe('a machine that does not answer', () => {
     const ports = batch(['T1', 'T2', 'T3', 'T4'], 3);
     await enrolledOnBoxA(ports, { machines: POOL });
     const lost = await tick(ports, { machines: POOL, lostMachines: ['box-a'] });
-    expect(stateOf(ports, 'T2')).toMatchObject({ state: 'needs_human', reason: 'machine_lost: box-a', machine: 'box-a' });
+    expect(stateOf(ports, 'T2')).toMatchObject({
+      state: 'needs_human',
+      reason: 'machine_lost: box-a',
+      machine: 'box-a',
+    });
     expect(lost.machines?.find((m) => m.name === 'box-a')?.state).toBe('lost');
     expect(childAdvice(ports.store.record, stateOf(ports, 'T2'))).toBe(
       'T2: resume once machine box-a is back (lanes resume b1 --approve), start it again on another machine (lanes resume b1 --approve --move T2=<machine>), or drop it (lanes drop b1 T2)',
@@ -161,10 +182,18 @@ describe('a machine that does not answer', () => {
     const ports = batch(['T1', 'T2', 'T3', 'T4'], 3);
     const old = await enrolledOnBoxA(ports, { machines: POOL });
     await tick(ports, { machines: POOL, lostMachines: ['box-a'] });
-    const approval = { confirmationTime: '2026-12-01T00:00:00.000Z', moves: [{ task_id: 'T2', machine: 'local' }] };
+    const approval = {
+      confirmationTime: '2026-12-01T00:00:00.000Z',
+      moves: [{ task_id: 'T2', machine: 'local' }],
+    };
     const roomy = [{ name: 'local', slots: 2 }, POOL[1]!];
     const report = await tick(ports, { machines: roomy, lostMachines: ['box-a'], approval });
-    expect(stateOf(ports, 'T2')).toMatchObject({ state: 'pending', lane: null, machine: 'local', reason: null });
+    expect(stateOf(ports, 'T2')).toMatchObject({
+      state: 'pending',
+      lane: null,
+      machine: 'local',
+      reason: null,
+    });
     expect(provisions(report)).toContain('T2@local');
     expect(provisions(report)).not.toContain('T2@box-a');
     expect(ports.git.lanes.has(old)).toBe(true);
@@ -177,7 +206,11 @@ describe('a machine that does not answer', () => {
     // admitted on local: the record says local by having no machine
     const path = '/local-lanes/T2';
     ports.git.lanes.set(path, { branch: 'lane/b1/T2', head: SHA(1), clean: true, changed: ['T2/x'] });
-    await tick(ports, { machines: roomy, lostMachines: ['box-a'], offers: [{ task_id: 'T2', path, machine: 'local' }] });
+    await tick(ports, {
+      machines: roomy,
+      lostMachines: ['box-a'],
+      offers: [{ task_id: 'T2', path, machine: 'local' }],
+    });
     expect(stateOf(ports, 'T2')).toMatchObject({ state: 'enrolled', lane: { path } });
     expect(ports.store.kernels.get('T2')!.lane_path).toBe(path);
     expect(Object.keys(stateOf(ports, 'T2'))).not.toContain('machine');

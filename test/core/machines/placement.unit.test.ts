@@ -59,7 +59,9 @@ describe('placement, by example', () => {
     );
     expect(placed).toEqual([{ task_id: 'T2', machine: 'local' }]);
     // with a free slot there, it goes there even though another machine is emptier
-    const freed = placeChildren(input({ ready: [{ task_id: 'T1', pin: 'box-b' }], running: new Map([['box-b', 3]]) }));
+    const freed = placeChildren(
+      input({ ready: [{ task_id: 'T1', pin: 'box-b' }], running: new Map([['box-b', 3]]) }),
+    );
     expect(freed).toEqual([{ task_id: 'T1', machine: 'box-b' }]);
   });
 
@@ -71,7 +73,9 @@ describe('placement, by example', () => {
       { task_id: 'T2', machine: 'box-b' },
       { task_id: 'T3', machine: 'box-b' },
     ]);
-    expect(placeChildren(input({ ready: ready('T1'), unavailable: new Set(machines.map((m) => m.name)) }))).toEqual([]);
+    expect(
+      placeChildren(input({ ready: ready('T1'), unavailable: new Set(machines.map((m) => m.name)) })),
+    ).toEqual([]);
     // (a pin to a machine the pool does not have: never placed)
     expect(placeChildren(input({ ready: [{ task_id: 'T1', pin: 'gone' }] }))).toEqual([]);
   });
@@ -82,7 +86,9 @@ describe('placement, by example', () => {
     expect(machineRefusal('box-a', undefined, base)).toBe('machine "box-a" has no free slot');
     expect(machineRefusal('box-b', undefined, base)).toBe('machine "box-b" is not available');
     expect(machineRefusal('local', 'box-a', base)).toBe('the child runs on machine "box-a", not "local"');
-    expect(machineRefusal('elsewhere', undefined, base)).toBe('machine "elsewhere" is not in the batch\'s pool');
+    expect(machineRefusal('elsewhere', undefined, base)).toBe(
+      'machine "elsewhere" is not in the batch\'s pool',
+    );
   });
 });
 
@@ -91,10 +97,14 @@ const arbInput: fc.Arbitrary<PlacementInput> = fc
   .uniqueArray(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 5 })
   .chain((names) =>
     fc.record({
-      machines: fc.tuple(...names.map((name) => fc.record({ name: fc.constant(name), slots: fc.integer({ min: 1, max: 5 }) }))),
+      machines: fc.tuple(
+        ...names.map((name) => fc.record({ name: fc.constant(name), slots: fc.integer({ min: 1, max: 5 }) })),
+      ),
       running: fc.tuple(...names.map(() => fc.integer({ min: 0, max: 6 }))),
       unavailable: fc.subarray(names),
-      pins: fc.array(fc.option(fc.constantFrom(...names, 'elsewhere'), { nil: undefined }), { maxLength: 14 }),
+      pins: fc.array(fc.option(fc.constantFrom(...names, 'elsewhere'), { nil: undefined }), {
+        maxLength: 14,
+      }),
       maxParallel: fc.integer({ min: 1, max: 20 }),
     }),
   )
@@ -108,7 +118,7 @@ const arbInput: fc.Arbitrary<PlacementInput> = fc
   }));
 
 describe('placement, as properties', () => {
-  it('never over a machine\'s slots, never over max_parallel, each child once', () => {
+  it("never over a machine's slots, never over max_parallel, each child once", () => {
     fc.assert(
       fc.property(arbInput, (inp) => {
         const placed = placeChildren(inp);
@@ -152,7 +162,10 @@ describe('placement, as properties', () => {
         for (const c of inp.ready) {
           if (placed.some((p) => p.task_id === c.task_id)) continue;
           const open = inp.machines.filter(
-            (m) => !inp.unavailable.has(m.name) && load.get(m.name)! < m.slots && (c.pin === undefined || c.pin === m.name),
+            (m) =>
+              !inp.unavailable.has(m.name) &&
+              load.get(m.name)! < m.slots &&
+              (c.pin === undefined || c.pin === m.name),
           );
           expect(open).toEqual([]);
         }
