@@ -147,6 +147,14 @@ describe('a machine that does not answer', () => {
     const report = await tick(ports, { machines: POOL, unreachableMachines: ['local', 'box-a'] });
     expect(report.batch_state).toBe('running');
     expect(provisions(report)).toEqual([]);
+    const lost = await tick(ports, {
+      machines: POOL,
+      unreachableMachines: ['local'],
+      lostMachines: ['box-a'],
+    });
+    expect(lost.batch_state).toBe('running');
+    // back: T1 starts
+    expect(provisions(await tick(ports, { machines: POOL }))).toEqual(['T1@local']);
   });
 
   it('lost: its lanes in flight park machine_lost, a resume while it is gone keeps them parked', async () => {
