@@ -75,6 +75,11 @@ export function LaneList({
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
   // The states' column as wide as the longest state shown, so a narrow list keeps the tag.
   const stateWidth = Math.max(...rows.map((r) => r.state.length), 8) + 1;
+  // A batch with machines: each lane's machine, cut to what the row has room for beside the
+  // attempt (3 columns at least, 8 at most); the selected lane's line below names it whole.
+  const machineRoom = width - (2 + idWidth + 1 + stateWidth) - 5;
+  const longest = Math.max(0, ...rows.map((r) => r.machine?.length ?? 0));
+  const machineWidth = longest === 0 ? 0 : Math.min(8, longest, Math.max(3, machineRoom));
   const current = rows[selected];
   // The selected lane's reason and ways on, wrapped to the list (three rows each at most):
   // the keys they name are not cut in a narrow list.
@@ -82,7 +87,9 @@ export function LaneList({
   const reasonLines = current?.reason ? wrap(current.reason) : [];
   const wayLines = current?.state === 'needs_human' ? wrap(waysOn(current.reason)) : [];
   // The selected lane's spending: what its agent reported, or "—" (a command reports none).
-  const spentLine = current ? `spent ${formatUsage(current.usage)}` : null;
+  const spentLine = current
+    ? `spent ${formatUsage(current.usage)}${current.machine ? ` · on ${current.machine}` : ''}`
+    : null;
   const extra = reasonLines.length + wayLines.length + (spentLine ? 1 : 0);
   const top = useRef(0);
   const win = listWindow(rows.length, selected, height - extra, top.current);
@@ -98,7 +105,9 @@ export function LaneList({
         const i = win.start + j;
         const tag = healthTag(row);
         const room = width - 3 - idWidth - stateWidth;
-        const tagText = fitTag(tag, row, room);
+        // (the machine's column, and the space between it and a tag, before the tail)
+        const machineCols = machineWidth > 0 ? machineWidth + 1 + (tag ? 1 : 0) : 0;
+        const tagText = fitTag(tag, row, room - machineCols);
         return (
           <Box key={row.taskId} flexDirection="column">
             <Text wrap="truncate">
@@ -107,7 +116,15 @@ export function LaneList({
               <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
               {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
               {tag ? <Text color={tag.color}>{tagText}</Text> : null}
-              <Text dimColor>{rowTail(row, now, room - tagText.length)}</Text>
+              {machineWidth > 0 ? (
+                <Text color="cyan">
+                  {tag ? ' ' : ''}
+                  {row.machine
+                    ? `@${row.machine.slice(0, machineWidth).padEnd(machineWidth)}`
+                    : ' '.repeat(machineWidth + 1)}
+                </Text>
+              ) : null}
+              <Text dimColor>{rowTail(row, now, room - tagText.length - machineCols)}</Text>
             </Text>
             {i === selected
               ? reasonLines.map((line, k) => (
