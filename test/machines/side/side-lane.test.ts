@@ -19,7 +19,7 @@ describe('the side script: a lane in the machine repository cache', () => {
     expect(existsSync(join(m.root, 'sock'))).toBe(true);
 
     // The cache: made bare by the first op that names the repository.
-    expect(await m.call('wt.list', {})).toHaveLength(1);
+    expect(await m.call('wt.list', {})).toEqual([]);
     const cache = machineRepoPath(m.root, m.repo);
     expect(await git(cache, 'rev-parse', '--is-bare-repository')).toBe('true');
     const base = await git(origin, 'rev-parse', 'HEAD');
@@ -31,6 +31,7 @@ describe('the side script: a lane in the machine repository cache', () => {
     expect(await m.call('wt.add', add)).toBeNull();
     expect(await m.call('wt.add', add)).toBeNull(); // (a retry: the lane is there at that base)
     expect(await m.call('wt.at', { path: lane })).toMatchObject({ branch });
+    expect(await m.call('wt.list', {})).toEqual([{ path: lane, head: base, branch }]);
     expect(await m.call('wt.branchTip', { branch })).toBe(base);
     expect((await m.call('git.offerFacts', { path: lane })).sameRepository).toBe(true);
     expect(await m.call('wt.isClean', { path: lane })).toBe(true);
