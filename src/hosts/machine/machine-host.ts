@@ -87,7 +87,8 @@ export class MachineHost implements Host {
     const prefix = lanePrefix(this.options.batchId, taskId);
     const states = await this.client.call<SessionState[]>('session.list', { prefix });
     const left = states.filter((s) => s.running && isAttemptOf(s.name, prefix));
-    await Promise.all(left.map((s) => this.client.call('session.kill', { name: s.name, signal: 'SIGKILL' })));
+    // (no signal: the side ends the session and everything of its pane's group)
+    await Promise.all(left.map((s) => this.client.call('session.kill', { name: s.name })));
     if (left.length) await this.pollNow();
   }
 

@@ -45,6 +45,8 @@ export class MachineSession implements LaneSession {
   private readonly log: RemoteLog;
   /** A `\r` at the end of a read, held until the next shows whether `\n` follows. */
   private heldCr = false;
+  /** The signal lanes sent it: how it ended when it left no status (the wrapper went with it). */
+  private killedWith: KillSignal | null = null;
 
   constructor(
     private readonly link: SessionLink,
@@ -88,7 +90,9 @@ export class MachineSession implements LaneSession {
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
     if (this.ended) return;
-    this.link.kill(this.paneId, KILL_SIGNALS.includes(signal) ? (signal as KillSignal) : 'SIGTERM');
+    const sent = KILL_SIGNALS.includes(signal) ? (signal as KillSignal) : 'SIGTERM';
+    this.killedWith = sent;
+    this.link.kill(this.paneId, sent);
   }
 
   recentLines(count: number): string[] {
@@ -128,7 +132,8 @@ export class MachineSession implements LaneSession {
       writeLocalStatus(this.spec.statusPath, remote);
       return { code: Number(remote.trimEnd()), signal: null };
     }
-    if (listed === null) return { code: null, signal: 'lost' }; // (ended and left no status)
+    // (ended and left no status: killed with its wrapper, by lanes or by someone else)
+    if (listed === null) return { code: null, signal: this.killedWith ?? 'lost' };
     const number = listed.signal ? os.signals[listed.signal as NodeJS.Signals] : undefined;
     const code = listed.code ?? (number !== undefined ? 128 + number : null);
     if (code !== null) writeLocalStatus(this.spec.statusPath, `${code}\n`);

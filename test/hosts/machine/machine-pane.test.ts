@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
 import { isSameProcessAlive } from '../../../src/process/process-info.js';
 import { until } from '../../helpers/until.js';
 import {
+  attachPidsOf,
   killSessionsOf,
   localMachine,
   processesOf,
@@ -42,14 +42,6 @@ function tuiHost(machine: LocalMachine, batch: string): MachineHost {
   return host;
 }
 
-/** The pids the attaches recorded, in the order they were started. */
-function attachPids(machine: LocalMachine): number[] {
-  return readdirSync(machine.attachPids)
-    .sort((a, b) => parseInt(a) - parseInt(b))
-    .map((f) => Number(readFileSync(join(machine.attachPids, f), 'utf8')))
-    .filter((pid) => pid > 0);
-}
-
 describe('the machine host in the TUI', () => {
   it("draws the session's output in the pane, types into it, and attaches again when the attach drops", async () => {
     const machine = localMachine();
@@ -75,9 +67,9 @@ describe('the machine host in the TUI', () => {
     await until(() => shows('got first'), 'what was typed, answered', poll);
 
     // The connection drops (its attach is killed): the pane attaches again, the session ran on.
-    const [firstAttach] = attachPids(machine);
+    const [firstAttach] = attachPidsOf(machine);
     process.kill(firstAttach!, 'SIGKILL');
-    await until(() => attachPids(machine).length === 2, 'a second attach', poll);
+    await until(() => attachPidsOf(machine).length === 2, 'a second attach', poll);
     expect(session.running).toBe(true);
     await until(() => shows('got first'), 'the session drawn again', poll);
     session.write('second\r');
@@ -85,7 +77,7 @@ describe('the machine host in the TUI', () => {
 
     expect(await session.exited).toEqual({ code: 0, signal: null });
     expect(readFileSync(spec.logPath, 'utf8')).toContain('then second');
-    for (const pid of attachPids(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
+    for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
   });
 
   it('ends its attaches when it is disposed and leaves the session running there', async () => {
@@ -96,7 +88,7 @@ describe('the machine host in the TUI', () => {
     const session = await host.open(remoteLaunch(machine, batch, 'd', ['sh', '-c', 'echo up; read x']));
     await until(() => session.screen!.lines().some((l) => l.includes('up')), 'the pane', poll);
     await host.dispose();
-    for (const pid of attachPids(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
+    for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
     expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-d-1`]);
     killSessionsOf(batch); // (the test's own cleanup: lanes never ends it on dispose)
   });
