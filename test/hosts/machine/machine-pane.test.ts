@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
@@ -42,6 +43,14 @@ function tuiHost(machine: LocalMachine, batch: string): MachineHost {
   return host;
 }
 
+/** The pids of the tmux clients attached to session `name`. */
+function clientsOf(name: string): number[] {
+  const ls = spawnSync('tmux', ['-L', 'lanes', 'list-clients', '-t', `=${name}:`, '-F', '#{client_pid}'], {
+    encoding: 'utf8',
+  });
+  return ls.stdout.split('\n').filter(Boolean).map(Number);
+}
+
 describe('the machine host in the TUI', () => {
   it("draws the session's output in the pane, types into it, and attaches again when the attach drops", async () => {
     const machine = localMachine();
@@ -71,12 +80,15 @@ describe('the machine host in the TUI', () => {
     process.kill(firstAttach!, 'SIGKILL');
     await until(() => attachPidsOf(machine).length === 2, 'a second attach', poll);
     expect(session.running).toBe(true);
+    // (typed before tmux has the new client attached would be lost: wait until it has)
+    const second = attachPidsOf(machine)[1]!;
+    await until(() => clientsOf(session.paneId!).includes(second), 'the second attach attached', poll);
     await until(() => shows('got first'), 'the session drawn again', poll);
     session.write('second\r');
-    await until(() => shows('then second'), 'typing through the new attach', poll);
-
+    // (read in the transcript: the session ends on it, and tmux clears the pane as it ends)
+    const transcript = () => readFileSync(spec.logPath, 'utf8');
+    await until(() => transcript().includes('then second'), 'typing through the new attach', poll);
     expect(await session.exited).toEqual({ code: 0, signal: null });
-    expect(readFileSync(spec.logPath, 'utf8')).toContain('then second');
     for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
   });
 
