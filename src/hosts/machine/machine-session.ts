@@ -19,6 +19,9 @@ import type { RemoteFiles } from './remote-run.js';
 // has ended, the rest of the transcript and the exit status come back into the local
 // logPath and statusPath, where the coordinator reads them, before `exited` resolves.
 
+/** What of its output a pane draws once the session has ended: a screenful many times over. */
+const LAST_OUTPUT_CHARS = 64 * 1024;
+
 export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP';
 const KILL_SIGNALS: readonly string[] = ['SIGTERM', 'SIGKILL', 'SIGINT', 'SIGHUP'];
 
@@ -45,6 +48,8 @@ export class MachineSession implements LaneSession {
   private readonly log: RemoteLog;
   /** A `\r` at the end of a read, held until the next shows whether `\n` follows. */
   private heldCr = false;
+  /** With a pane: the last of what it printed, drawn in the pane once it has ended. */
+  private lastOutput = '';
   /** The signal lanes sent it: how it ended when it left no status (the wrapper went with it). */
   private killedWith: KillSignal | null = null;
 
@@ -114,7 +119,11 @@ export class MachineSession implements LaneSession {
     const exit = this.bringBackStatus(status, state?.exit ?? null);
     this.take(this.log.end(), true);
     this.transcript.close();
-    await this.pane?.stop(); // (the attach has ended with the session, or is ended now)
+    if (this.pane) {
+      await this.pane.stop(); // (the attach has ended with the session, or is ended now)
+      // tmux leaves an empty screen and "[exited]" behind: the pane shows the executor's last instead
+      await this.pane.show(this.lastOutput);
+    }
     this.resolveExit(exit);
   }
 
@@ -149,6 +158,7 @@ export class MachineSession implements LaneSession {
       if (this.heldCr) chunk = chunk.slice(0, -1);
       chunk = chunk.replace(/\r\n/g, '\n');
     }
+    if (this.pane) this.lastOutput = (this.lastOutput + chunk).slice(-LAST_OUTPUT_CHARS);
     if (chunk !== '') {
       this.transcript.add(this.render ? this.render.add(chunk) : chunk);
       this.listeners.emit(chunk);

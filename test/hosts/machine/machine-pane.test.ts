@@ -89,6 +89,14 @@ describe('the machine host in the TUI', () => {
     const transcript = () => readFileSync(spec.logPath, 'utf8');
     await until(() => transcript().includes('then second'), 'typing through the new attach', poll);
     expect(await session.exited).toEqual({ code: 0, signal: null });
+    // The pane shows how the executor left it (not tmux's "[exited]" on an empty screen).
+    expect(screen.lines().filter((line) => line.trim() !== '')).toEqual([
+      'hello from the machine',
+      'first',
+      'got first',
+      'second',
+      'then second',
+    ]);
     for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
   });
 
