@@ -22,6 +22,9 @@ import type { RemoteFiles } from './remote-run.js';
 /** What of its output a pane draws once the session has ended: a screenful many times over. */
 const LAST_OUTPUT_CHARS = 64 * 1024;
 
+/** A quiet session's transcript is read every this many polls at the least often. */
+const QUIET_READ_POLLS = 8;
+
 export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP';
 const KILL_SIGNALS: readonly string[] = ['SIGTERM', 'SIGKILL', 'SIGINT', 'SIGHUP'];
 
@@ -48,6 +51,8 @@ export class MachineSession implements LaneSession {
   private readonly log: RemoteLog;
   /** A `\r` at the end of a read, held until the next shows whether `\n` follows. */
   private heldCr = false;
+  private readEvery = 1;
+  private pollsSinceRead = 0;
   /** With a pane: the last of what it printed, drawn in the pane once it has ended. */
   private lastOutput = '';
   /** The signal lanes sent it: how it ended when it left no status (the wrapper went with it). */
@@ -110,8 +115,7 @@ export class MachineSession implements LaneSession {
    */
   async update(state: SessionState | null): Promise<void> {
     if (this.ended || this.detached) return;
-    this.take(await this.log.readNew());
-    if (state?.running) return;
+    if (state?.running) return this.readWhileRunning();
     const status = await readRemoteText(this.link.client, this.files.status);
     this.take(await this.log.readNew()); // (what it printed last, after the read above)
     if (this.detached) return;
@@ -125,6 +129,18 @@ export class MachineSession implements LaneSession {
       await this.pane.show(this.lastOutput);
     }
     this.resolveExit(exit);
+  }
+
+  /**
+   * Each read is a process on the machine: a session that printed nothing is read less and
+   * less often (every poll, up to every QUIET_READ_POLLS), and every poll again once it prints.
+   */
+  private async readWhileRunning(): Promise<void> {
+    if (++this.pollsSinceRead < this.readEvery) return;
+    this.pollsSinceRead = 0;
+    const text = await this.log.readNew();
+    this.readEvery = text === '' ? Math.min(this.readEvery * 2, QUIET_READ_POLLS) : 1;
+    this.take(text);
   }
 
   /** Stops following (lanes exits): the session goes on on the machine, `exited` stays open. */

@@ -17,6 +17,8 @@ export const SIDE_SCRIPT = resolve('dist/lanes/machine.js');
 export interface LocalMachine extends MachineClient {
   /** The ops asked so far, by name (what the host asked the machine). */
   readonly asked: string[];
+  /** The same, with their arguments. */
+  readonly calls: { op: string; args: Record<string, unknown> }[];
   /** The file each attach the host started appends its pid to (a line each). */
   readonly attachPids: string;
 }
@@ -26,13 +28,16 @@ export function localMachine(name = 'm1'): LocalMachine {
   mkdirSync(root, { recursive: true });
   const attachPids = join(root, '..', 'attach-pids');
   const asked: string[] = [];
+  const calls: { op: string; args: Record<string, unknown> }[] = [];
   return {
     name,
     root,
     asked,
+    calls,
     attachPids,
     call<T>(op: string, args: unknown): Promise<T> {
       asked.push(op);
+      calls.push({ op, args: args as Record<string, unknown> });
       return sideOp<T>(root, op, args);
     },
     sshArgv(remote) {
