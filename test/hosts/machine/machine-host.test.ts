@@ -115,7 +115,8 @@ describe('the machine host', () => {
       sessions.push(await host.open(remoteLaunch(machine, batch, child, argv)));
     const from = machine.calls.length;
     const since = (op: string) => machine.calls.slice(from).filter((c) => c.op === op);
-    await until(() => since('session.list').length >= 12, 'twelve polls', poll);
+    // (a poll is a few processes: on a loaded machine, a second or more)
+    await until(() => since('session.list').length >= 12, 'twelve polls', { ...poll, timeoutMs: 60_000 });
     // One list a poll, of the batch's sessions on this machine: never one a lane.
     expect(new Set(since('session.list').map((c) => c.args.prefix))).toEqual(new Set([`lanes-${batch}-`]));
     const readsOfA = () => since('file.read').filter((c) => String(c.args.path).endsWith('/a/attempt-1.log'));
@@ -126,7 +127,7 @@ describe('the machine host', () => {
     await until(() => sessions[0]!.recentLines(1)[0] === 'awake', 'the quiet lane awake', poll);
     writeFileSync(more, '');
     for (const s of sessions) expect(await s.exited).toEqual({ code: 0, signal: null });
-  });
+  }, 90_000);
 
   it('hands the executor every plan string in its argv and environment byte for byte', async () => {
     const machine = localMachine();
