@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LanesError } from '../../../src/core/basics/errors.js';
 import { readExitStatus } from '../../../src/hosts/exit-status.js';
 import type { LaneSession } from '../../../src/hosts/host.js';
 import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
@@ -177,6 +178,34 @@ describe('the machine host', () => {
     expect(other.running).toBe(true);
     writeFileSync(go, '');
     expect(await other.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('keeps a session as it was while the machine does not answer, and sees its exit once it does', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    let down = false;
+    let refused = 0;
+    const flaky: LocalMachine = {
+      ...machine,
+      call<T>(op: string, args: unknown): Promise<T> {
+        if (!down) return machine.call<T>(op, args);
+        refused += 1;
+        return Promise.reject(new LanesError('machine_unreachable', `${machine.name} does not answer`));
+      },
+    };
+    const host = makeHost(flaky, batch);
+    const go = join(machine.root, 'go');
+    const spec = remoteLaunch(machine, batch, 'u', sh(`echo up; ${waitFor}; exit 7`, go));
+    const session = await host.open(spec);
+    await until(() => session.recentLines(1)[0] === 'up', 'the executor running', poll);
+    down = true;
+    writeFileSync(go, '');
+    await until(() => tmuxSessionsOf(batch).length === 0, 'the session ended on the machine', poll);
+    await until(() => refused >= 5, 'polls the machine did not answer', poll);
+    expect(session.running).toBe(true); // (nothing known: nothing decided)
+    expect(readExitStatus(spec.statusPath)).toBeNull();
+    down = false;
+    expect(await session.exited).toEqual({ code: 7, signal: null });
   });
 
   it('a host made again after lanes was gone finds a running session by its name and sees its exit', async () => {
