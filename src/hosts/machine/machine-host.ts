@@ -125,7 +125,9 @@ export class MachineHost implements Host {
 
   private paneFor(name: string): AttachPane | null {
     if (!this.options.tuiDrawn) return null;
-    const argv = this.client.sshArgv(['tmux', '-L', TMUX_SOCKET, 'attach', '-t', name], { tty: true });
+    // (`=`: that session exactly; tmux would take `-t lanes-b-c-1` for `lanes-b-c-10` once it is gone)
+    const target = `=${name}`;
+    const argv = this.client.sshArgv(['tmux', '-L', TMUX_SOCKET, 'attach', '-t', target], { tty: true });
     const session = () => this.sessions.get(name);
     return new AttachPane(argv, this.size, async () => {
       await this.pollNow();
