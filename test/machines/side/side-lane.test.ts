@@ -19,7 +19,7 @@ describe('the side script: a lane in the machine repository cache', () => {
     expect(existsSync(join(m.root, 'sock'))).toBe(true);
 
     // The cache: made bare by the first op that names the repository.
-    expect(await m.call('wt.list', {})).toHaveLength(1);
+    expect(await m.call('wt.list', {})).toEqual([]);
     const cache = machineRepoPath(m.root, m.repo);
     expect(await git(cache, 'rev-parse', '--is-bare-repository')).toBe('true');
     const base = await git(origin, 'rev-parse', 'HEAD');
@@ -31,6 +31,7 @@ describe('the side script: a lane in the machine repository cache', () => {
     expect(await m.call('wt.add', add)).toBeNull();
     expect(await m.call('wt.add', add)).toBeNull(); // (a retry: the lane is there at that base)
     expect(await m.call('wt.at', { path: lane })).toMatchObject({ branch });
+    expect(await m.call('wt.list', {})).toEqual([{ path: lane, head: base, branch }]);
     expect(await m.call('wt.branchTip', { branch })).toBe(base);
     expect((await m.call('git.offerFacts', { path: lane })).sameRepository).toBe(true);
     expect(await m.call('wt.isClean', { path: lane })).toBe(true);
@@ -57,7 +58,9 @@ describe('the side script: a lane in the machine repository cache', () => {
     const ids = { batch: 'b1', task: 'a', run: 'run-1', base };
     const delivery = { lanePath: lane, branch, paths, goal: 'Change the readme', ids };
     const first = await m.call('git.commitDelivery', delivery);
-    const again = await m.call('git.commitDelivery', delivery); // (a retry finds it)
+    // A retry (its answer lost on the way) finds it: at another time a second commit would differ.
+    const later = { GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z', GIT_AUTHOR_DATE: '2030-01-01T00:00:00Z' };
+    const again = await m.call('git.commitDelivery', delivery, later);
     expect(again).toBe(first);
     expect(await git(cache, 'rev-list', '--count', `${base}..${branch}`)).toBe('1');
     expect(await m.call('git.findDelivery', { lanePath: lane, branch, ids })).toBe(first);

@@ -64,11 +64,14 @@ describe('the side script: sessions', () => {
     await m.call('session.start', {
       name,
       cwd: work,
-      argv: ['sh', '-c', 'echo again >> made.txt'],
+      argv: ['sh', '-c', 'echo again >> made.txt; exec sleep 30'],
       env: {},
       log: join(run, 'attempt-1.log'),
       status: join(run, 'attempt-1.status'),
     });
+    // (a second run would be a session of that name now: tmux has made it when start answers)
+    expect(tmuxNames()).not.toContain(name);
+    expect(await m.call('session.list', { prefix: name })).toEqual([state]);
     expect(readFileSync(join(work, 'made.txt'), 'utf8')).toBe('made\n');
   });
 

@@ -20,8 +20,12 @@ export interface Raw {
 }
 
 /** The side script with `input` on stdin, as it answered. */
-export async function runSide(input: string, argv: readonly string[] = ['op']): Promise<Raw> {
-  const result = await execa(process.execPath, [SIDE, ...argv], { input, reject: false });
+export async function runSide(
+  input: string,
+  argv: readonly string[] = ['op'],
+  env: Record<string, string> = {},
+): Promise<Raw> {
+  const result = await execa(process.execPath, [SIDE, ...argv], { input, env, reject: false });
   const stdout = String(result.stdout);
   let answer: Raw['answer'] = null;
   try {
@@ -35,7 +39,8 @@ export async function runSide(input: string, argv: readonly string[] = ['op']): 
 export interface Machine {
   root: string;
   repo: string;
-  call<Op extends MachineOp>(op: Op, args: OpArgs<Op>): Promise<OpValues[Op]>;
+  /** `env`: set for this op's process on top of the test's own. */
+  call<Op extends MachineOp>(op: Op, args: OpArgs<Op>, env?: Record<string, string>): Promise<OpValues[Op]>;
 }
 
 /** A machine's root in a temporary folder and the repository id its cache is named by. */
@@ -44,8 +49,8 @@ export function machine(repo: string): Machine {
   return {
     root,
     repo,
-    async call(op, args) {
-      const raw = await runSide(JSON.stringify({ op, root, repo, args }));
+    async call(op, args, env = {}) {
+      const raw = await runSide(JSON.stringify({ op, root, repo, args }), ['op'], env);
       if (raw.exitCode !== 0 || raw.answer?.ok !== true)
         throw new Error(`${op} failed (exit ${raw.exitCode}): ${raw.stdout}${raw.stderr}`);
       return raw.answer.value as never;
