@@ -76,7 +76,7 @@ const h = (ms: number) =>
   ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(2)} h` : `${(ms / 1000).toFixed(1)} s`;
 
 export function curveTable(c: Curve): string[] {
-  const head = 'machines  slots  throughput/h  half-batch/h  writer util  writer ms/child    makespan';
+  const head = 'machines  slots  throughput/h  half-batch/h  writer util  writer ms/child  (cpu)    makespan';
   const row = (r: SimResult, machines: number) =>
     [
       String(machines).padStart(8),
@@ -85,6 +85,7 @@ export function curveTable(c: Curve): string[] {
       r.halfThroughputPerHour.toFixed(1).padStart(13),
       `${(r.writerUtilisation * 100).toFixed(2)}%`.padStart(12),
       r.writerMsPerChild.toFixed(1).padStart(16),
+      (r.tickCpuMs / r.children).toFixed(1).padStart(6),
       h(r.makespanMs).padStart(11),
     ].join(' ');
   return [
@@ -134,6 +135,7 @@ function rowDetail(r: SimResult): Record<string, number> {
     half_batch_per_h: round(r.halfThroughputPerHour),
     writer_utilisation: round(r.writerUtilisation * 10000) / 10000,
     writer_ms_per_child: round(r.writerMsPerChild),
+    tick_cpu_ms_per_child: round(r.tickCpuMs / r.children),
     makespan_h: round(r.makespanMs / 3_600_000),
     ticks: r.ticks,
     attempts: r.attempts,

@@ -53,6 +53,8 @@ export interface SimResult {
   writerBusyMs: number;
   /** The tick's own measured wall time, summed (without git's share). */
   tickWallMs: number;
+  /** The tick's CPU time (user + system), summed: the wall time less what waited for a core. */
+  tickCpuMs: number;
   throughputPerHour: number;
   writerUtilisation: number;
   /** The writer's service time per child integrated: busy time / children. */
@@ -119,6 +121,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   let ticks = 0;
   let writerBusyMs = 0;
   let tickWallMs = 0;
+  let tickCpuMs = 0;
   let integratedSoFar = 0;
   let halfMs: number | null = null;
   const inFlight = new Set<string>();
@@ -183,6 +186,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   };
   const writerTick = async (input: TickInput) => {
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const report = await tick(ports, {
       ...input,
       coordinated: true,
@@ -190,6 +194,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
       releasing: [...releasing],
     });
     const wall = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
     const integrated = report.commits.length - integratedSoFar;
     integratedSoFar = report.commits.length;
     const service = o.modelWriter
@@ -198,6 +203,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     if (halfMs === null && integratedSoFar >= o.children / 2) halfMs = now + service;
     ticks++;
     tickWallMs += wall;
+    tickCpuMs += (cpu.user + cpu.system) / 1000;
     writerBusyMs += service;
     now += service; // the writer is busy: what comes meanwhile waits for the next tick
     return report;
@@ -237,6 +243,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     ticks,
     writerBusyMs,
     tickWallMs,
+    tickCpuMs,
     throughputPerHour: o.children / hours,
     writerUtilisation: writerBusyMs / now,
     writerMsPerChild: writerBusyMs / o.children,

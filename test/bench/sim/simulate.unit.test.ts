@@ -7,7 +7,7 @@ import type { SimResult } from '../../../bench/sim/simulate.js';
 // A model writer (a fixed service time) makes a run exact; the measured one only times it.
 
 const model = (perIntegrationMs: number) => ({ modelWriter: { perTickMs: 1, perIntegrationMs } });
-const exact = ({ tickWallMs: _measured, ...rest }: SimResult) => rest;
+const exact = ({ tickWallMs: _wall, tickCpuMs: _cpu, ...rest }: SimResult) => rest;
 
 describe('the machines simulation', () => {
   it('repeats exactly for a seed, and draws another batch for another seed', async () => {
