@@ -138,6 +138,7 @@ function rowDetail(r: SimResult): Record<string, number> {
     tick_cpu_ms_per_child: round(r.tickCpuMs / r.children),
     makespan_h: round(r.makespanMs / 3_600_000),
     ticks: r.ticks,
+    refusals: r.refusals,
     attempts: r.attempts,
     qa_failures: r.qaFailures,
   };

@@ -5,6 +5,8 @@ export interface SimEvent {
   at: number;
   kind: 'lane-ready' | 'exit' | 'released';
   task: string;
+  /** A lane-ready's machine (the one its lane was made on). */
+  machine?: string;
 }
 
 interface Entry {

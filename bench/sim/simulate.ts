@@ -9,7 +9,6 @@ import type { ExitNotice, TickInput } from '../../src/core/tick/tick.js';
 import type { LaneOffer } from '../../src/core/steps/admission.js';
 import { EventQueue } from './event-queue.js';
 import type { SimEvent } from './event-queue.js';
-import { MachinePool } from './machines.js';
 import { lognormal, prng } from './prng.js';
 import { sha, SimGit, simQa, SimStore } from './sim-ports.js';
 
@@ -49,6 +48,8 @@ export interface SimResult {
   attempts: number;
   qaFailures: number;
   ticks: number;
+  /** Lanes the tick refused (made on a machine placement no longer put their child on, mostly). */
+  refusals: number;
   /** Time the writer was busy (ticks), simulated ms (= measured wall ms, plus git's share). */
   writerBusyMs: number;
   /** The tick's own measured wall time, summed (without git's share). */
@@ -108,8 +109,14 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   };
 
   const queue = new EventQueue();
-  const pool = new MachinePool(o.machines, o.slotsPerMachine);
-  const provisioning = new Set<string>();
+  // The pool as the config would name it; which child starts where is the core's
+  // placement (src/core/machines/placement.ts), through the tick like every decision.
+  const machines = Array.from({ length: o.machines }, (_, i) => ({
+    name: `m${i + 1}`,
+    slots: o.slotsPerMachine,
+  }));
+  /** The machine each child's lane is being made on (until its executor starts). */
+  const provisioning = new Map<string, string>();
   const running = new Set<string>();
   const releasing = new Set<string>();
   const attemptsOf = new Map<string, number>();
@@ -119,21 +126,23 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   let attempts = 0;
   let qaFailures = 0;
   let ticks = 0;
+  let refusals = 0;
   let writerBusyMs = 0;
   let tickWallMs = 0;
   let tickCpuMs = 0;
   let integratedSoFar = 0;
   let halfMs: number | null = null;
-  const inFlight = new Set<string>();
 
+  const machineOf = new Map<string, string>();
   const paths = new Map<string, string>(); // (a lane's path names its machine: /lanes/<machine>/<task>)
   const lanePath = (task: string) => paths.get(task)!;
   const apply = (e: SimEvent) => {
     if (e.kind === 'lane-ready') {
+      if (provisioning.get(e.task) !== e.machine) return; // (placement sent it elsewhere since)
       // The lane job makes the lane at the head as it is now (a tick that admits lanes
       // integrates nothing, so it is still the head when the offer is taken).
       git.lanes.set(lanePath(e.task), { branch: `lane/sim/${e.task}`, head: git.tips.get(record.branch)! });
-      offers.push({ task_id: e.task, path: lanePath(e.task) });
+      offers.push({ task_id: e.task, path: lanePath(e.task), machine: machineOf.get(e.task)! });
     } else if (e.kind === 'exit') exits.push({ task_id: e.task, code: 0, signal: null, host: 'sim' });
     else {
       git.lanes.delete(lanePath(e.task));
@@ -156,22 +165,19 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     queue.push({ at: now + duration, kind: 'exit', task });
   };
   const carryOut = (report: Report) => {
-    // A child that left flight (integrated) gives its machine's slot back.
-    const still = new Set(
-      report.children
-        .filter((c) => c.state === 'enrolled' || c.state === 'lane_admitted')
-        .map((c) => c.task_id),
-    );
-    for (const task of inFlight) if (!still.has(task)) pool.free(task);
-    inFlight.clear();
-    for (const task of still) inFlight.add(task);
+    // A lane refused for any reason but an older head is not offered again: the child's
+    // next provision makes a new one (where placement then puts it).
+    refusals += report.lane_refusals.length;
+    for (const r of report.lane_refusals)
+      if (r.reason !== 'batch_lane_base_mismatch') provisioning.delete(r.task_id);
     for (const h of report.handoffs) {
-      if (h.action === 'provision' && !provisioning.has(h.task_id)) {
-        const machine = pool.place(h.task_id);
-        if (machine === null) throw new Error(`no free slot for ${h.task_id}`);
-        paths.set(h.task_id, `/lanes/${machine}/${h.task_id}`);
-        provisioning.add(h.task_id);
-        queue.push({ at: now + o.provisionMs, kind: 'lane-ready', task: h.task_id });
+      // A child is provisioned once a machine: when placement puts it on another machine
+      // than the one its lane is being made on, a lane is made there (the other is left).
+      if (h.action === 'provision' && provisioning.get(h.task_id) !== h.machine) {
+        paths.set(h.task_id, `/lanes/${h.machine}/${h.task_id}`);
+        machineOf.set(h.task_id, h.machine);
+        provisioning.set(h.task_id, h.machine);
+        queue.push({ at: now + o.provisionMs, kind: 'lane-ready', task: h.task_id, machine: h.machine });
       } else if (h.action === 'executor' && h.next_obligation === 'implement' && !running.has(h.task_id)) {
         provisioning.delete(h.task_id);
         startExecutor(h.task_id);
@@ -180,7 +186,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
         queue.push({ at: now + o.releaseMs, kind: 'released', task: h.task_id });
       } else if (h.action === 'move-to-head') {
         git.lanes.get(h.lane_path)!.head = git.tips.get(record.branch)!;
-        offers.push({ task_id: h.task_id, path: h.lane_path });
+        offers.push({ task_id: h.task_id, path: h.lane_path, machine: machineOf.get(h.task_id)! });
       }
     }
   };
@@ -189,6 +195,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     const cpu0 = process.cpuUsage();
     const report = await tick(ports, {
       ...input,
+      machines,
       coordinated: true,
       releaseChecksClean: true,
       releasing: [...releasing],
@@ -241,6 +248,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     attempts,
     qaFailures,
     ticks,
+    refusals,
     writerBusyMs,
     tickWallMs,
     tickCpuMs,
