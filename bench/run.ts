@@ -14,6 +14,7 @@ import { finalBisectRuns, rebuild64 } from './final-verification.js';
 import { formatFigure } from './stats.js';
 import type { Figure } from './stats.js';
 import { tickScaling } from './tick-scaling.js';
+import { machinesSim } from './sim/main.js';
 
 // `npm run bench`: one line per figure, and bench/results.json. A benchmark, not a test:
 // nothing in `npm test` depends on these numbers. BENCH_QUICK=1 shrinks every figure for
@@ -37,6 +38,7 @@ const figures: [string, () => Promise<Figure>][] = [
   ['many_lanes', () => manyLanes(quick ? 20 : 50)],
   ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
   ['rebuild_64', () => rebuild64(RUNS)],
+  ['machines_sim', () => machinesSim(quick ? 40 : 100)],
 ];
 
 const results: Figure[] = [];
