@@ -38,6 +38,9 @@ export const LAYERS = {
   qa: ADAPTERS,
   agents: ADAPTERS,
   demo: ADAPTERS,
+  // Machines: the protocol between the coordinator and a machine, and the script that runs there.
+  machines: ['core'],
+  'machines/side': [...ADAPTERS, 'store', 'qa', 'agents', 'hosts', 'machines'],
   // The coordinator, room by room: turns, lanes, executors, the whole batch, the loop.
   'coordinator/turns': [...ADAPTERS, 'store', 'hosts', 'agents'],
   'coordinator/lanes': [...ADAPTERS, 'store', 'hosts', 'qa'],
