@@ -41,6 +41,8 @@ export const LAYERS = {
   // Machines: the protocol between the coordinator and a machine, and the script that runs there.
   machines: ['core'],
   'machines/side': [...ADAPTERS, 'store', 'qa', 'agents', 'hosts', 'machines'],
+  // The coordinator's side of machines: ssh, the op client, objects, the routed ports.
+  'machines/link': [...ADAPTERS, 'store', 'qa', 'machines'],
   // The coordinator, room by room: turns, lanes, executors, the whole batch, the loop.
   'coordinator/turns': [...ADAPTERS, 'store', 'hosts', 'agents'],
   'coordinator/lanes': [...ADAPTERS, 'store', 'hosts', 'qa'],

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { LanesError } from '../../core/basics/errors.js';
+import { answerSchema, type HelloValue, machineRepoPath } from '../protocol.js';
+import type { MachineClient } from './machine-client.js';
+import type { SshConnection } from './ssh-connection.js';
+import { rootWord, shellLine, shellQuote } from './shell-quote.js';
+
+// The op client of one machine: lanes' side script copied into `<root>` (when missing or
+// different), then every op one `node <root>/machine.js op` through the shared connection,
+// the request on stdin (nothing of it on the command line), one JSON answer line back.
+
+export interface MachineLinkOptions {
+  /** The side script here (dist/lanes/machine.js). */
+  sideScript: string;
+  /** The root as configured (`~/.cache/lanes` by default). */
+  root: string;
+  /** The repository cache's id there (repoId of the coordinator's repository). */
+  repo: string;
+}
+
+export class MachineLink implements MachineClient {
+  private resolvedRoot: string | null = null;
+  hello: HelloValue | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly connection: SshConnection,
+    private readonly options: MachineLinkOptions,
+  ) {}
+
+  get root(): string {
+    if (this.resolvedRoot === null) throw new Error(`machine ${this.name}: not connected yet`);
+    return this.resolvedRoot;
+  }
+
+  get repo(): string {
+    return this.options.repo;
+  }
+
+  /** The bare repository cache of this repository on the machine. */
+  get cachePath(): string {
+    return machineRepoPath(this.root, this.options.repo);
+  }
+
+  /**
+   * Makes the root, the cache and the side script there, and says hello: the resolved root,
+   * the user, the versions of git, node and tmux.
+   */
+  async connect(): Promise<HelloValue> {
+    await this.prepare();
+    this.hello = await this.call<HelloValue>('hello', {});
+    return this.hello;
+  }
+
+  /** The root, the cache and the side script there (copied only when missing or different). */
+  async prepare(): Promise<void> {
+    const script = readFileSync(this.options.sideScript);
+    const hash = createHash('sha256').update(script).digest('hex');
+    const cache = `repos/${this.options.repo}.git`;
+    const probe = [
+      'umask 077',
+      `R=${rootWord(this.options.root)}`,
+      'mkdir -p "$R" && cd "$R" && pwd -P || exit 3',
+      `if [ ! -d ${shellQuote(cache)} ]; then git init -q --bare ${shellQuote(cache)} || exit 4; fi`,
+      // The link fetches a lane's commits by id: the cache lets it.
+      `git --git-dir=${shellQuote(cache)} config uploadpack.allowAnySHA1InWant true || exit 4`,
+      '{ sha256sum machine.js 2>/dev/null || echo none; } | cut -d" " -f1',
+    ].join('\n');
+    const r = await this.connection.run(probe);
+    if (r.exitCode !== 0)
+      throw new LanesError(
+        'machine_unusable',
+        `machine ${this.name}: cannot make its root ${this.options.root}: ${r.stderr.trim() || `exit ${r.exitCode}`}`,
+        1,
+      );
+    const [root, remoteHash] = r.stdout.trim().split('\n');
+    if (!root?.startsWith('/')) throw new LanesError('machine_unusable', `machine ${this.name}: no root`, 1);
+    this.resolvedRoot = root;
+    if (remoteHash !== hash) {
+      const target = `${root}/machine.js`;
+      const tmp = `${target}.${process.pid}.tmp`;
+      const copy = await this.connection.run(
+        `cat > ${shellQuote(tmp)} && mv -f ${shellQuote(tmp)} ${shellQuote(target)}`,
+        script,
+      );
+      if (copy.exitCode !== 0)
+        throw new LanesError(
+          'machine_unusable',
+          `machine ${this.name}: cannot copy machine.js: ${copy.stderr.trim()}`,
+          1,
+        );
+    }
+  }
+
+  async call<T>(op: string, args: unknown): Promise<T> {
+    const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
+    const r = await this.connection.run(shellLine(['node', `${this.root}/machine.js`, 'op']), request);
+    const line = r.stdout.trim().split('\n').pop() ?? '';
+    let answer;
+    try {
+      answer = answerSchema.parse(JSON.parse(line));
+    } catch {
+      throw new LanesError(
+        'machine_op_failed',
+        `machine ${this.name}: ${op} gave no answer (exit ${r.exitCode}): ${r.stderr.trim().slice(0, 2000)}`,
+        1,
+      );
+    }
+    if (!answer.ok) throw new LanesError(answer.code, `machine ${this.name}: ${op}: ${answer.message}`, 1);
+    return answer.value as T;
+  }
+
+  sshArgv(remote: readonly string[], options: { tty?: boolean } = {}): string[] {
+    return this.connection.argv(remote, options);
+  }
+}
