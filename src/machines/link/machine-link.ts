@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { LanesError } from '../../core/basics/errors.js';
 import { answerSchema, type HelloValue, machineRepoPath } from '../protocol.js';
 import type { MachineClient } from './machine-client.js';
 import type { SshConnection } from './ssh-connection.js';
+import { SSH_FAILED, type SshResult } from './ssh-process.js';
 import { rootWord, shellLine, shellQuote } from './shell-quote.js';
 
 // The op client of one machine: lanes' side script copied into `<root>` (when missing or
@@ -96,6 +98,12 @@ export class MachineLink implements MachineClient {
   async call<T>(op: string, args: unknown): Promise<T> {
     const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
     const r = await this.connection.run(shellLine(['node', `${this.root}/machine.js`, 'op']), request);
+    return this.answer<T>(op, r);
+  }
+
+  private answer<T>(op: string, r: SshResult): T {
+    if (r.exitCode === SSH_FAILED && !r.stdout.trim())
+      throw new LanesError('machine_unreachable', `machine ${this.name}: ${op}: ${r.stderr.trim()}`, 1);
     const line = r.stdout.trim().split('\n').pop() ?? '';
     let answer;
     try {
@@ -109,6 +117,21 @@ export class MachineLink implements MachineClient {
     }
     if (!answer.ok) throw new LanesError(answer.code, `machine ${this.name}: ${op}: ${answer.message}`, 1);
     return answer.value as T;
+  }
+
+  /**
+   * One op that must answer at once (the WorktreePort's few synchronous reads): a blocking
+   * run over the shared connection, not retried (the caller's tick is not to wait a timeout).
+   */
+  callSync<T>(op: string, args: unknown): T {
+    const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
+    const argv = this.connection.argv(['node', `${this.root}/machine.js`, 'op']);
+    const r = spawnSync(argv[0]!, argv.slice(1), {
+      input: request,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return this.answer<T>(op, { exitCode: r.status ?? 255, stdout: r.stdout ?? '', stderr: r.stderr ?? '' });
   }
 
   sshArgv(remote: readonly string[], options: { tty?: boolean } = {}): string[] {

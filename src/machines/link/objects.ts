@@ -38,7 +38,13 @@ export class MachineObjects {
 
   /** Pushes each commit the machine was not sent yet (a dropped connection: tried again). */
   async push(commits: readonly string[]): Promise<void> {
-    const todo = [...new Set(commits)].filter((c) => SHA.test(c) && !this.pushed.has(c));
+    const todo: string[] = [];
+    for (const c of new Set(commits)) {
+      if (!SHA.test(c) || this.pushed.has(c)) continue;
+      // (a commit the coordinator does not have was made there: nothing to send)
+      const here = await git(this.repoRoot, ['cat-file', '-e', `${c}^{commit}`], { okCodes: [1, 128] });
+      if (here.exitCode === 0) todo.push(c);
+    }
     if (todo.length === 0) return;
     const specs = todo.map((c) => `${c}:refs/lanes/in/${c}`);
     await this.moved(() =>

@@ -38,7 +38,8 @@ export class SshConnection {
 
   constructor(
     readonly target: SshTarget,
-    private readonly retryForMs: number,
+    /** How long a command is tried again while the machine does not answer. */
+    public retryForMs: number,
   ) {}
 
   /** ssh's options of every command on this connection, before the destination. */
@@ -111,6 +112,27 @@ export class SshConnection {
     }
   }
 
+  private reconnecting = false;
+
+  private dropped(): void {
+    this.unreachableSince ??= Date.now();
+    rmSync(this.target.controlPath, { force: true });
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    void (async () => {
+      for (let tries = 0; !this.closed && this.unreachableSince !== null; tries++) {
+        try {
+          await this.ensureMaster();
+          this.unreachableSince = null;
+        } catch (error) {
+          this.lastError = error instanceof Error ? error.message : String(error);
+          await pause(BACKOFF_MS[Math.min(tries, BACKOFF_MS.length - 1)]!, true);
+        }
+      }
+      this.reconnecting = false;
+    })();
+  }
+
   private masterAlive(): boolean {
     return this.master !== null && this.master.exitCode === null && this.master.signalCode === null;
   }
@@ -160,6 +182,10 @@ export class SshConnection {
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       if (stderr.length < 4096) stderr += chunk;
+    });
+    child.once('exit', () => {
+      // (dropped while lanes used it: it is reconnecting from now, and is made again in the background)
+      if (!this.closed && this.master === child && existsSync(path)) this.dropped();
     });
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code, signal) =>
@@ -217,6 +243,14 @@ export class SshConnection {
   get masterPid(): number | undefined {
     return this.masterAlive() ? this.master?.pid : undefined;
   }
+}
+
+/** `background`: the wait does not keep lanes running by itself. */
+function pause(ms: number, background = false): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (background) timer.unref();
+  });
 }
 
 async function waitFor(probe: () => boolean, timeoutMs: number): Promise<void> {
