@@ -217,7 +217,8 @@ export interface OpValues {
   'session.start': { name: string };
   'session.list': SessionState[];
   'session.kill': null;
-  'file.read': { base64: string; size: number };
+  /** null: no such file (yet). `size`: the whole file's, `base64`: up to `max` bytes from `offset`. */
+  'file.read': { base64: string; size: number } | null;
   'file.write': null;
   'batch.clean': { worktrees: string[]; branches: string[]; sessions: string[]; runs: string[] };
 }

@@ -104,8 +104,8 @@ describe('the source tree', () => {
   });
 
   it('names no agent in the hook command (it asks the agent registry)', () => {
-    const hook = text('src/cli/commands/hook.ts');
-    expect(hook).not.toMatch(/claude|codex/i);
+    for (const file of ['src/cli/commands/hook.ts', 'src/agents/hook-relay.ts'])
+      expect(text(file)).not.toMatch(/claude|codex/i);
   });
 
   it('tells agents apart by what they can do, not by their name, outside src/agents', () => {

@@ -1,0 +1,149 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { readExitStatus, wrapWithExitStatus } from '../../hosts/exit-status.js';
+import { shQuote } from '../../hosts/herdr/herdr-wrapper.js';
+import { tmuxSafe } from '../protocol.js';
+import type { OpValues, ParsedOpArgs, SessionState } from '../protocol.js';
+import { BadRequest, insideRoot } from './place.js';
+import type { Place } from './place.js';
+import { endSession, signalGroup, tmux, tmuxSessions } from './tmux.js';
+
+// An executor on a machine: a detached tmux session (it outlives the ssh connection and the
+// coordinator) running the argv under the exit wrapper (src/hosts/exit-status.ts: the status
+// file says how it ended), its output appended to the log by pipe-pane. What the session
+// runs is a script the side writes with every word single-quoted: a plan's strings never pass
+// through tmux's own parsing (an argument ending in `;` would end its command there). Each
+// session is noted under `<root>/sessions/` (its batch, status and log), so a session that
+// has ended is still known, and a retried start does not start it twice.
+
+interface Note {
+  name: string;
+  batch: string | null;
+  status: string;
+  log: string;
+}
+
+const notesDir = (place: Place): string => join(place.root, 'sessions');
+
+function readNote(place: Place, name: string): Note | null {
+  try {
+    return JSON.parse(readFileSync(join(notesDir(place), `${name}.json`), 'utf8')) as Note;
+  } catch {
+    return null;
+  }
+}
+
+export function readNotes(place: Place): Note[] {
+  const dir = notesDir(place);
+  if (!existsSync(dir)) return [];
+  const names = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  return names.map((f) => readNote(place, f.slice(0, -'.json'.length))).filter((n): n is Note => n !== null);
+}
+
+export function dropNote(place: Place, name: string): void {
+  for (const ext of ['.json', '.sh']) rmSync(join(notesDir(place), `${name}${ext}`), { force: true });
+}
+
+/** The batch of a status file at `<root>/runs/<batch>/…`, else null. */
+function batchOfStatus(place: Place, status: string): string | null {
+  const [top, batch] = relative(place.root, status).split('/');
+  return top === 'runs' && batch !== undefined && batch !== '' ? batch : null;
+}
+
+function script(cwd: string, env: Record<string, string>, argv: readonly string[]): string {
+  const exports = Object.entries(env).map(([k, v]) => `export ${k}=${shQuote(v)}`);
+  return [
+    '# lanes: one executor session (src/machines/side/sessions.ts)',
+    `cd ${shQuote(cwd)} || exit 127`,
+    ...exports,
+    `exec ${argv.map(shQuote).join(' ')}`,
+    '',
+  ].join('\n');
+}
+
+export async function startSession(
+  args: ParsedOpArgs<'session.start'>,
+  place: Place,
+): Promise<OpValues['session.start']> {
+  const name = tmuxSafe(args.name);
+  const log = insideRoot(place, args.log, 'session.start: log');
+  const status = insideRoot(place, args.status, 'session.start: status');
+  const batch = args.batch ?? batchOfStatus(place, status);
+  const note: Note = { name, batch, status, log };
+  const running = (await tmuxSessions()).some((s) => s.name === name);
+  // Started already (a retry): never a second run of the same attempt.
+  if (readNote(place, name) !== null || running || existsSync(status)) {
+    if (readNote(place, name) === null) writeNote(place, note);
+    return { name };
+  }
+  if (!existsSync(args.cwd)) throw new BadRequest(`session.start: the folder ${args.cwd} does not exist`);
+  mkdirSync(dirname(log), { recursive: true });
+  mkdirSync(dirname(status), { recursive: true });
+  writeFileSync(log, '', { flag: 'a' });
+  const file = join(notesDir(place), `${name}.sh`);
+  mkdirSync(notesDir(place), { recursive: true });
+  writeFileSync(file, script(args.cwd, args.env, wrapWithExitStatus(args.argv, status)), { mode: 0o600 });
+  // One tmux command line: the pane's output is piped to the log before the server reads any
+  // of it. (`#` doubled: tmux reads the pipe's command as a format.)
+  const pipe = `exec cat >> ${shQuote(log)}`.replaceAll('#', '##');
+  const started = await tmux([
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '200',
+    '-y',
+    '50',
+    'sh',
+    file,
+    ';',
+    'set-option',
+    '-t',
+    `=${name}`,
+    '@lanes_batch',
+    batch ?? '',
+    ';',
+    'pipe-pane',
+    '-t',
+    `=${name}`,
+    '-o',
+    pipe,
+  ]);
+  if (started.code !== 0 && !existsSync(status))
+    throw new Error(`tmux new-session failed (${started.code}): ${started.stderr.trim()}`);
+  writeNote(place, note);
+  return { name };
+}
+
+function writeNote(place: Place, note: Note): void {
+  const path = join(notesDir(place), `${note.name}.json`);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.tmp`, JSON.stringify(note));
+  renameSync(`${path}.tmp`, path);
+}
+
+export async function listSessions(
+  { prefix }: ParsedOpArgs<'session.list'>,
+  place: Place,
+): Promise<OpValues['session.list']> {
+  const live = new Set((await tmuxSessions()).map((s) => s.name));
+  const notes = new Map(readNotes(place).map((n) => [n.name, n]));
+  const names = [...new Set([...notes.keys(), ...live])].filter((n) => n.startsWith(prefix)).sort();
+  return names.map((name): SessionState => {
+    const note = notes.get(name);
+    const exit = note ? readExitStatus(note.status) : null;
+    return { name, running: live.has(name) && exit === null, exit };
+  });
+}
+
+export async function killSession(
+  { name, signal }: ParsedOpArgs<'session.kill'>,
+  _place: Place,
+): Promise<OpValues['session.kill']> {
+  const found = (await tmuxSessions()).find((s) => s.name === tmuxSafe(name));
+  if (found === undefined) return null; // (ended already)
+  if (signal === undefined) await endSession(found.name, found.pid);
+  else if (found.pid !== null) signalGroup(found.pid, signal);
+  return null;
+}
