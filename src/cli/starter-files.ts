@@ -56,6 +56,9 @@ children:
     # With review set to human, the child waits for a person's approval (lanes tick
     # --review) before it is integrated.
     # review: human
+    # With machines in lanes.config.json, the one this child runs on (it waits for a slot
+    # there, and is never started elsewhere).
+    # machine: build-box
 # Checks of the whole batch, run on the batch tip once every child is integrated
 # (default: the config's final_checks).
 # final_checks:

@@ -52,9 +52,9 @@ function report(handoffs: Handoff[], head_moved?: HeadMoved): Report {
 }
 
 const EVERY: Handoff[] = [
-  { action: 'make-ahead', task_id: 'M', lane_branch: 'lane/b1/M' },
+  { action: 'make-ahead', task_id: 'M', lane_branch: 'lane/b1/M', machine: 'local' },
   { action: 'release', task_id: 'R', lane_branch: 'lane/b1/R', lane_path: '/l/R' },
-  { action: 'provision', task_id: 'P', lane_branch: 'lane/b1/P', base_head: 'h' },
+  { action: 'provision', task_id: 'P', lane_branch: 'lane/b1/P', base_head: 'h', machine: 'local' },
   {
     action: 'executor',
     task_id: 'E2',

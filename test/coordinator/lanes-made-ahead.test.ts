@@ -25,6 +25,7 @@ async function setUp() {
     task_id: task,
     lane_branch: `lane/b/${task}`,
     base_head: head,
+    machine: 'local',
   });
   return { repo, base, branch, worktrees, steward, provision };
 }

@@ -202,6 +202,7 @@ export class StewardJobs {
           task_id: task,
           lane_branch: laneBranch,
           base_head: this.head(),
+          machine: 'local', // (the link routes a lane made on a machine: docs/DECISIONS.md, "Machines: placement")
         };
         const result = await this.deps.steward.provision(handoff, then === 'ahead');
         made =

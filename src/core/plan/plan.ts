@@ -2,7 +2,7 @@ import type YAMLModule from 'yaml';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../basics/canonical-json.js';
 import { badInput, LanesError } from '../basics/errors.js';
-import { idSchema } from '../basics/ids.js';
+import { idSchema, machineNameSchema } from '../basics/ids.js';
 import { describeIssue, formatPath } from '../basics/issues.js';
 import { effortSchema, modelSchema } from './preference-values.js';
 import { normalizeScopeEntry, scopeEntryProblem } from './scope.js';
@@ -63,6 +63,8 @@ const childSchema = z.strictObject({
   run: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
   prompt: z.string().refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
   review: z.literal('human', { message: 'must be "human" (or left out)' }).optional(),
+  /** The machine the child runs on (a name of the config's `machines`); not part of the digest. */
+  machine: machineNameSchema.optional(),
 });
 
 export const planSchema = z.strictObject({

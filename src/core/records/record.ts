@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { finalStateProblems, finalVerificationSchema } from './final-state.js';
-import { shaSchema, storedIdSchema } from '../basics/ids.js';
+import { machineNameSchema, shaSchema, storedIdSchema } from '../basics/ids.js';
 
 // The batch record (DESIGN §3): its shape as a zod schema, and the invariants a schema
 // cannot say, checked by checkRecordInvariants. The store runs both on every read and
@@ -88,6 +88,12 @@ export const childRecordSchema = z.strictObject({
   commit: sha.nullable(),
   lane: laneBindingSchema.nullable(),
   qa_failures: z.number().int().nonnegative(),
+  /**
+   * The machine its lane is on, once provisioned there (absent: local, so a record from
+   * before machines reads as it always did); on a pending child, where it is to start (a
+   * `resume --move`).
+   */
+  machine: machineNameSchema.optional(),
 });
 export type ChildRecord = z.output<typeof childRecordSchema>;
 

@@ -10,6 +10,8 @@ export const handoffSchema = z.discriminatedUnion('action', [
     task_id: z.string(),
     lane_branch: z.string(),
     base_head: z.string(),
+    /** The machine the lane is made on ("local": the coordinator's; a report from before machines has none). */
+    machine: z.string().default('local'),
   }),
   z.strictObject({
     action: z.literal('executor'),
@@ -32,6 +34,7 @@ export const handoffSchema = z.discriminatedUnion('action', [
     action: z.literal('make-ahead'),
     task_id: z.string(),
     lane_branch: z.string(),
+    machine: z.string().default('local'),
   }),
   /** A lane refused because the batch head moved: move it to the head and offer it again. */
   z.strictObject({
@@ -86,6 +89,16 @@ export const headMovedSchema = z.strictObject({
 });
 export type HeadMoved = z.output<typeof headMovedSchema>;
 
+/** A machine of the batch as the tick saw it (a report of a batch without machines has none). */
+export const machineStatusSchema = z.strictObject({
+  name: z.string(),
+  slots: z.number().int().positive(),
+  /** Lanes in flight on it. */
+  running: z.number().int().nonnegative(),
+  state: z.enum(['ready', 'reconnecting', 'lost']),
+});
+export type MachineStatus = z.output<typeof machineStatusSchema>;
+
 export const reportSchema = z.strictObject({
   batch_id: z.string(),
   batch_state: z.enum(BATCH_STATES),
@@ -97,6 +110,8 @@ export const reportSchema = z.strictObject({
   lane_refusals: z.array(laneRefusalSchema),
   /** Only in a report for the coordinator's own steward (TickInput.coordinated). */
   head_moved: headMovedSchema.optional(),
+  /** The machines of the pool (TickInput.machines), absent without. */
+  machines: z.array(machineStatusSchema).optional(),
   next_action: z.string(),
   created_at: z.string(),
 });

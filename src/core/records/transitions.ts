@@ -1,5 +1,6 @@
 import type { BatchRecord, BatchState, ChildRecord, ChildState, LaneBinding } from './record.js';
 import { INTEGRATED_STATES, IN_FLIGHT_STATES, QUIET_BATCH_STATES } from './record.js';
+import { LOCAL_MACHINE } from '../basics/ids.js';
 
 // The legal moves of a child and of a batch, as pure functions returning a new record.
 // The tick composes these; the record validator accepts every record they can build.
@@ -28,18 +29,36 @@ export function isStartable(record: BatchRecord, c: ChildRecord): boolean {
   return c.blocked_by.every((dep) => INTEGRATED_STATES.has(child(record, dep).state));
 }
 
+/** `machine`: the machine the lane is on (kept in the record unless it is the local one). */
 export function admitLane(
   record: BatchRecord,
   taskId: string,
   lane: Omit<LaneBinding, 'lane_commit' | 'run_id'>,
+  machine: string = LOCAL_MACHINE,
 ) {
   const c = child(record, taskId);
   expect(c, ['pending'], 'admit');
   if (!isStartable(record, c)) throw new IllegalTransition(`admit: child ${taskId} is not startable`);
-  return withChild(record, taskId, {
+  const { machine: _sent, ...rest } = c;
+  const admitted: ChildRecord = {
+    ...rest,
     state: 'lane_admitted',
     lane: { ...lane, lane_commit: null, run_id: null },
-  });
+    ...(machine !== LOCAL_MACHINE ? { machine } : {}),
+  };
+  return { ...record, children: record.children.map((x) => (x.task_id === taskId ? admitted : x)) };
+}
+
+/**
+ * `resume --approve --move <child>=<machine>`: a parked child starts again from its base on
+ * that machine. Its old lane is left where it is (its work stays on its branch there); the
+ * record binds the child to no lane until the new one is admitted.
+ */
+export function moveChild(record: BatchRecord, taskId: string, machine: string): BatchRecord {
+  const c = child(record, taskId);
+  expect(c, ['needs_human'], 'move');
+  const moved: ChildRecord = { ...c, state: 'pending', reason: null, lane: null, qa_failures: 0, machine };
+  return unskip({ ...record, children: record.children.map((x) => (x.task_id === taskId ? moved : x)) });
 }
 
 export function enroll(record: BatchRecord, taskId: string, runId: string): BatchRecord {

@@ -11,5 +11,8 @@ export type RefusalAction = 'move-to-head' | 'leave' | 'park';
 export function refusalAction(reason: string, stillProvisioned: boolean): RefusalAction {
   if (reason === 'batch_lane_base_mismatch') return stillProvisioned ? 'move-to-head' : 'leave';
   if (reason === 'batch_lane_unknown_child') return 'leave';
+  // (a lane made on a machine that cannot take it now: the child is provisioned again where
+  // placement puts it; the lane is left to the batch's clean-up on that machine)
+  if (reason === 'batch_lane_wrong_machine') return 'leave';
   return 'park';
 }

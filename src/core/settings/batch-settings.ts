@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { badInput } from '../basics/errors.js';
+import { LOCAL_MACHINE } from '../basics/ids.js';
 import type { LaneDirectives } from './lane-directives.js';
 import type { Plan } from '../plan/plan.js';
 import { DEFAULT_QA_FAILURE_LIMIT } from '../plan/plan.js';
@@ -28,11 +29,9 @@ export function resolveSettings(
   directives: LaneDirectives = {},
 ): BatchSettings {
   const preferences = resolvePreferences(plan, config, overrides, directives);
-  if (preferences.problems.length)
-    throw badInput(
-      'plan_invalid',
-      `plan cannot run:\n${preferences.problems.map((p) => `  ${p}`).join('\n')}`,
-    );
+  const problems = [...preferences.problems, ...pinProblems(plan, config)];
+  if (problems.length)
+    throw badInput('plan_invalid', `plan cannot run:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   const maxTokens = plan.budget.max_tokens ?? config.budget.max_tokens;
   const executors: Record<string, string> = {};
   for (const [id, p] of Object.entries(preferences.children)) executors[id] = p.executor.value;
@@ -46,4 +45,19 @@ export function resolveSettings(
     executors,
     preferences,
   };
+}
+
+/**
+ * A child's `machine:` must name a machine of the config (where plan and config meet).
+ * Without `machines` every lane is local, so "local" is the one name a pin may give.
+ */
+function pinProblems(plan: Plan, config: Config): string[] {
+  const names = config.machines?.map((m) => m.name) ?? [LOCAL_MACHINE];
+  return plan.children.flatMap((child, i) =>
+    child.machine === undefined || names.includes(child.machine)
+      ? []
+      : [
+          `children[${i}].machine: "${child.machine}" is not a machine of lanes.config.json (child "${child.id}"; machines: ${names.join(', ')})`,
+        ],
+  );
 }

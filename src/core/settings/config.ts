@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { agentNameSchema } from '../basics/agent-names.js';
 import { badInput } from '../basics/errors.js';
-import { idSchema } from '../basics/ids.js';
+import { idSchema, LOCAL_MACHINE, machineNameSchema } from '../basics/ids.js';
 import { formatIssues } from '../basics/issues.js';
 import { effortSchema, modelSchema, permissionSchema } from '../plan/preference-values.js';
 import { acceptanceCheckSchema } from '../plan/plan.js';
@@ -69,6 +69,29 @@ function extendBuiltins(raw: unknown): unknown {
   return out;
 }
 
+/**
+ * A machine lanes runs lanes on (docs/DECISIONS.md, "Machines: placement"): `ssh` is a
+ * destination as ssh(1) takes it, `root` where lanes keeps its files there, `slots` how many
+ * lanes it runs at once. `{ "name": "local", "slots": N }` is the coordinator's own machine.
+ */
+export const machineSchema = z.strictObject({
+  name: machineNameSchema,
+  ssh: z
+    .string()
+    .trim()
+    .min(1)
+    .refine(noNul, { message: 'must not contain a NUL byte' })
+    // (ssh would read a leading dash as an option of its own)
+    .refine((s) => !s.startsWith('-'), { message: 'must not start with "-"' })
+    .optional(),
+  slots: z.number().int().positive(),
+  root: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
+  env: z.record(z.string(), z.string().refine(noNul, { message: 'must not contain a NUL byte' })).optional(),
+});
+export type MachineConfig = z.output<typeof machineSchema>;
+
+export const DEFAULT_MACHINE_TIMEOUT_MINUTES = 10;
+
 export const configSchema = z.strictObject({
   executors: z.preprocess(extendBuiltins, z.record(idSchema, profileSchema)).default({}),
   default_executor: idSchema.optional(),
@@ -89,6 +112,15 @@ export const configSchema = z.strictObject({
   budget: z.strictObject({ max_tokens: z.number().int().positive().optional() }).default({}),
   /** The whole batch's checks when the plan has no `final_checks` (e.g. the full test suite). */
   final_checks: z.array(acceptanceCheckSchema).default([]),
+  /** The machines lanes run on (absent: every lane is local, as without machines). */
+  machines: z.array(machineSchema).min(1).optional(),
+  /** How lanes runs OpenSSH: an argv prefix (like git's core.sshCommand). */
+  ssh_command: z
+    .array(z.string().min(1).refine(noNul, { message: 'must not contain a NUL byte' }))
+    .min(1)
+    .default(['ssh']),
+  /** Minutes a machine may not answer before its lanes park `machine_lost: <name>`. */
+  machine_timeout: z.number().positive().default(DEFAULT_MACHINE_TIMEOUT_MINUTES),
 });
 export type Config = z.output<typeof configSchema>;
 
@@ -156,6 +188,7 @@ export function parseConfigText(text: string, source: string): Config {
   const known = { ...BUILTIN_PROFILES, ...parsed.data.executors };
   if (parsed.data.default_executor && !(parsed.data.default_executor in known))
     problems.push(`  default_executor: unknown executor profile "${parsed.data.default_executor}"`);
+  problems.push(...machineProblems(parsed.data.machines ?? []).map((p) => `  ${p}`));
   if (problems.length)
     throw badInput('config_invalid', `config ${source} is invalid:\n${problems.join('\n')}`);
   return parsed.data;
@@ -163,4 +196,23 @@ export function parseConfigText(text: string, source: string): Config {
 
 export function executorProfiles(config: Config): Record<string, ExecutorProfile> {
   return { ...BUILTIN_PROFILES, ...config.executors };
+}
+
+/** What a schema cannot say of `machines`: unique names, ssh for every machine but local. */
+function machineProblems(machines: readonly MachineConfig[]): string[] {
+  const problems: string[] = [];
+  const first = new Map<string, number>();
+  machines.forEach((m, i) => {
+    const seen = first.get(m.name);
+    if (seen !== undefined)
+      problems.push(`machines[${i}].name: duplicate machine name "${m.name}" (also machines[${seen}])`);
+    else first.set(m.name, i);
+    if (m.name === LOCAL_MACHINE && m.ssh !== undefined)
+      problems.push(`machines[${i}].ssh: the "local" machine is the coordinator's own: it has no ssh`);
+    if (m.name === LOCAL_MACHINE && (m.root !== undefined || m.env !== undefined))
+      problems.push(`machines[${i}]: the "local" machine takes only "name" and "slots"`);
+    if (m.name !== LOCAL_MACHINE && m.ssh === undefined)
+      problems.push(`machines[${i}].ssh: required (machine "${m.name}")`);
+  });
+  return problems;
 }

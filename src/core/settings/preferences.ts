@@ -89,6 +89,8 @@ export function resolvePreferences(
       given(cli.parallel, 'command line'),
       given(plan.max_parallel, 'plan'),
       given(config.max_parallel, 'config'),
+      // (a pool of machines runs as many lanes as it has slots, unless told fewer)
+      given(totalSlots(config), 'config', 'slots of the machines'),
       given(directives.maxParallel?.value, 'repository', directives.maxParallel?.where),
     ) ?? at(DEFAULT_MAX_PARALLEL, 'default');
   return { maxParallel, children, problems };
@@ -164,4 +166,8 @@ export function planWithPreferences(plan: Plan, prefs: Preferences): Plan {
       };
     }),
   };
+}
+
+function totalSlots(config: Config): number | undefined {
+  return config.machines?.reduce((sum, m) => sum + m.slots, 0);
 }

@@ -3,7 +3,11 @@ import { expectedHead } from './lineage.js';
 import type { OfferFacts } from '../ports/git-port.js';
 import type { BatchRecord } from '../records/record.js';
 import type { LaneRefusal } from '../records/report.js';
-import { startableChildren } from './schedule.js';
+import { pinOf, placedChildren, startableChildren } from './schedule.js';
+import { LOCAL_MACHINE } from '../basics/ids.js';
+import { lanesRunning } from '../machines/machines.js';
+import type { MachinePool } from '../machines/machines.js';
+import { machineRefusal } from '../machines/placement.js';
 import type { TickContext } from './tick-context.js';
 import { admitLane } from '../records/transitions.js';
 import { enrollAdmitted } from './observe.js';
@@ -19,7 +23,9 @@ export type AdmissionReason =
   | 'batch_lane_base_mismatch'
   | 'batch_lane_dirty'
   | 'batch_lane_occupied'
-  | 'batch_lane_unknown_child';
+  | 'batch_lane_unknown_child'
+  /** Made on a machine that may not take it now (full, away, or not its pin). */
+  | 'batch_lane_wrong_machine';
 
 export interface LaneOffer {
   task_id: string;
@@ -29,6 +35,8 @@ export interface LaneOffer {
    * the head): not read again. Absent for a lane offered from elsewhere: read here.
    */
   facts?: OfferFacts;
+  /** The machine the lane was made on (absent: local). */
+  machine?: string;
 }
 
 /** The first reason that applies, or null to admit. Pure. */
@@ -38,8 +46,20 @@ export function decideAdmission(
   offer: LaneOffer,
   facts: OfferFacts,
   coordinatorRoot: string,
+  pool: MachinePool | null = null,
 ): AdmissionReason | null {
-  if (!startableChildren(record, plan).includes(offer.task_id)) return 'batch_lane_unknown_child';
+  if (pool === null) {
+    if (!startableChildren(record, plan).includes(offer.task_id)) return 'batch_lane_unknown_child';
+  } else {
+    if (!placedChildren(record, plan, pool).some((p) => p.task_id === offer.task_id))
+      return 'batch_lane_unknown_child';
+    const machine = offer.machine ?? LOCAL_MACHINE;
+    const unavailable = new Set([...pool.unreachable, ...pool.lost]);
+    const running = lanesRunning(record);
+    const pin = pinOf(record, plan, offer.task_id);
+    if (machineRefusal(machine, pin, { machines: pool.machines, running, unavailable }))
+      return 'batch_lane_wrong_machine';
+  }
   if (!facts.realpath || !facts.sameRepository || !facts.isWorktreeRoot)
     return 'batch_lane_foreign_repository';
   if (facts.realpath === coordinatorRoot) return 'batch_lane_is_coordinator';
@@ -59,7 +79,8 @@ export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]
   const allFacts = await Promise.all(offers.map((o) => o.facts ?? ctx.ports.git.offerFacts(o.path)));
   for (const [i, offer] of offers.entries()) {
     const facts = allFacts[i]!;
-    const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, ctx.ports.git.coordinatorRoot);
+    const root = ctx.ports.git.coordinatorRoot;
+    const reason = decideAdmission(ctx.record, ctx.plan, offer, facts, root, ctx.machines);
     if (reason) {
       refusals.push({ task_id: offer.task_id, path: offer.path, reason });
       ctx.journal('lane-refused', { task: offer.task_id, path: offer.path, reason });
@@ -70,11 +91,12 @@ export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]
     // Admitted and enrolled in one write (the kernel record is written between): a crash
     // before it leaves the child pending, and its kernel record is adopted when the same
     // lane is offered again (enrollAdmitted).
-    const admitted = admitLane(ctx.record, offer.task_id, {
-      path,
-      branch,
-      base_head: expectedHead(ctx.record),
-    });
+    const admitted = admitLane(
+      ctx.record,
+      offer.task_id,
+      { path, branch, base_head: expectedHead(ctx.record) },
+      ctx.machines ? (offer.machine ?? LOCAL_MACHINE) : LOCAL_MACHINE,
+    );
     enrollAdmitted(ctx, offer.task_id, {
       record: admitted,
       journal: () => ctx.journal('lane-admitted', { task: offer.task_id, path }),

@@ -33,7 +33,9 @@ export async function adoptIntegrations(ctx: TickContext): Promise<void> {
 /** Step 5a: commit each settled child's delivery on its lane branch. */
 export async function commitSettled(ctx: TickContext): Promise<void> {
   const states = new Map(ctx.record.children.map((c) => [c.task_id, c.state]));
-  const settled = ctx.plan.children.filter((planned) => states.get(planned.id) === 'settled');
+  const settled = ctx.plan.children.filter(
+    (planned) => states.get(planned.id) === 'settled' && !ctx.away(ctx.child(planned.id)),
+  );
   // The git work of each lane touches only its own worktree and branch, so the lanes are
   // committed side by side; the record then moves one child at a time, in plan order. A
   // crash in between leaves delivery commits the record does not know: the next tick

@@ -13,12 +13,12 @@ export const QA_LIMIT_REASON = 'QA failure limit reached';
 
 export async function observeLanes(ctx: TickContext): Promise<void> {
   for (const child of ctx.record.children) {
-    if (child.state === 'lane_admitted') enrollAdmitted(ctx, child.task_id);
+    if (child.state === 'lane_admitted' && !ctx.away(child)) enrollAdmitted(ctx, child.task_id);
   }
   countTokens(ctx);
   await runDueQa(ctx);
   for (const child of ctx.record.children) {
-    if (child.state === 'enrolled' && !ctx.ending.has(child.task_id))
+    if (child.state === 'enrolled' && !ctx.ending.has(child.task_id) && !ctx.away(child))
       await observeEnrolled(ctx, ctx.child(child.task_id));
   }
 }
@@ -44,7 +44,7 @@ function countTokens(ctx: TickContext): void {
 async function runDueQa(ctx: TickContext): Promise<void> {
   const due: Promise<KernelRecord>[] = [];
   for (const child of ctx.record.children) {
-    if (child.state !== 'enrolled' || ctx.ending.has(child.task_id)) continue;
+    if (child.state !== 'enrolled' || ctx.ending.has(child.task_id) || ctx.away(child)) continue;
     const read = ctx.ports.store.readKernel(child.task_id);
     if (
       read.kind !== 'ok' ||

@@ -3,6 +3,8 @@ import type { TickPorts } from '../ports/tick-ports.js';
 import type { BatchRecord, ChildRecord } from '../records/record.js';
 import type { HeadMoved } from '../records/report.js';
 import { park } from '../records/transitions.js';
+import { machineOf } from '../machines/machines.js';
+import type { MachinePool } from '../machines/machines.js';
 
 // What every step of a tick shares: the ports, the record as it stands, the plan, and the
 // helpers that persist it. Every step persists before the next (DESIGN §4). The steps that
@@ -19,6 +21,7 @@ export type TickStep =
   | 'drop'
   | 'approve'
   | 'notices'
+  | 'machines'
   | 'adopt'
   | 'release'
   | 'lineage'
@@ -65,6 +68,8 @@ export class TickContext {
   coordinated = false;
   /** The report's head_moved, decided by the integrations (coordinated ticks only). */
   headMoved: HeadMoved | null = null;
+  /** TickInput.machines with the unreachable and lost ones; null: every lane is local. */
+  machines: MachinePool | null = null;
 
   constructor(
     readonly ports: TickPorts,
@@ -118,6 +123,15 @@ export class TickContext {
     const found = this.plan.children.find((c) => c.id === taskId);
     if (!found) throw new Error(`child ${taskId} is not in the confirmed plan`);
     return found;
+  }
+
+  /**
+   * The child's lane is on a machine that does not answer (reconnecting or lost): it is not
+   * looked at, committed or counted this tick; it stays as it is.
+   */
+  away(child: Pick<ChildRecord, 'machine'>): boolean {
+    const pool = this.machines;
+    return pool !== null && (pool.unreachable.has(machineOf(child)) || pool.lost.has(machineOf(child)));
   }
 
   /** The batch branch moved to `head`: in the report, and handed out at once (TickPorts.headMovedEarly). */

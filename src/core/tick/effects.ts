@@ -1,7 +1,7 @@
 import type { Handoff, HandoffOf, LaneRefusal, Report } from '../records/report.js';
-import { laneBranch } from '../basics/ids.js';
+import { laneBranch, LOCAL_MACHINE } from '../basics/ids.js';
 import { refusalAction } from '../rules/lane-refusal.js';
-import { nextToStart } from '../steps/schedule.js';
+import { nextToStart, placedAhead } from '../steps/schedule.js';
 import type { TickContext } from '../steps/tick-context.js';
 import { reworkKey, reworkToType, sessionShouldClose, turnVerdict } from '../turns/turn.js';
 import type { InFlight, TickInput } from './tick-input.js';
@@ -42,10 +42,17 @@ function refusalEffects(refusals: readonly LaneRefusal[], handoffs: readonly Han
  */
 function makeAhead(ctx: TickContext, report: Report, paused: boolean): HandoffOf<'make-ahead'>[] {
   if (report.batch_state !== 'running' || paused) return [];
-  return nextToStart(ctx.record, ctx.plan, report.max_parallel).map((task_id) => ({
+  const ahead = ctx.machines
+    ? placedAhead(ctx.record, ctx.plan, ctx.machines, report.max_parallel)
+    : nextToStart(ctx.record, ctx.plan, report.max_parallel).map((task_id) => ({
+        task_id,
+        machine: LOCAL_MACHINE,
+      }));
+  return ahead.map(({ task_id, machine }) => ({
     action: 'make-ahead',
     task_id,
     lane_branch: laneBranch(ctx.record.batch_id, task_id),
+    machine,
   }));
 }
 

@@ -1,12 +1,14 @@
 import { foreignHeadAdvice } from '../ways-out/next-steps.js';
-import type { Handoff, LaneRefusal, Report } from '../records/report.js';
+import type { Handoff, LaneRefusal, MachineStatus, Report } from '../records/report.js';
 import { expectedHead } from '../steps/lineage.js';
 import { everyChildDone, finalChecksOf } from '../whole-batch/final-verification.js';
 import { laneBranch } from '../basics/ids.js';
 import { IN_FLIGHT_STATES } from '../records/record.js';
 import { describeDropped } from '../ways-out/drop.js';
 import { parkedAdvice } from '../ways-out/next-steps.js';
-import { budgetSpent, startableChildren, tokensSpent } from '../steps/schedule.js';
+import { budgetSpent, placedChildren, readyChildren, tokensSpent } from '../steps/schedule.js';
+import { lanesRunning } from '../machines/machines.js';
+import type { MachinePool } from '../machines/machines.js';
 import type { TickContext } from '../steps/tick-context.js';
 import { setBatchState } from '../records/transitions.js';
 
@@ -62,7 +64,7 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     // Every integrated lane is looked at side by side (each look only reads its own lane).
     // Whether it is clean is read only where the release would not find out by itself.
     const integrated = ctx.record.children.filter(
-      (c) => c.state === 'integrated' && !ctx.releasing.has(c.task_id),
+      (c) => c.state === 'integrated' && !ctx.releasing.has(c.task_id) && !ctx.away(c),
     );
     const lookFirst = (task: string) => !ctx.releaseChecksClean || ctx.keptChanged.has(task);
     const looks = await Promise.all(
@@ -80,19 +82,21 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     }
   }
   if (ctx.record.batch_state === 'running' || ctx.record.batch_state === 'prepared') {
-    const startable = options.dispatchPaused ? [] : startableChildren(ctx.record, ctx.plan);
-    for (const taskId of startable)
+    const startable = options.dispatchPaused ? [] : placedChildren(ctx.record, ctx.plan, ctx.machines);
+    for (const { task_id, machine } of startable)
       handoffs.push({
         action: 'provision',
-        task_id: taskId,
-        lane_branch: laneBranch(ctx.record.batch_id, taskId),
+        task_id,
+        lane_branch: laneBranch(ctx.record.batch_id, task_id),
         base_head: expectedHead(ctx.record),
+        machine,
       });
     const inFlight = ctx.record.children.some((c) => IN_FLIGHT_STATES.has(c.state));
     if (
       ctx.record.batch_state === 'running' &&
       !inFlight &&
       startable.length === 0 &&
+      !waitsForMachine(ctx) &&
       !options.dispatchPaused &&
       !finalPending
     ) {
@@ -127,9 +131,26 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
     handoffs,
     lane_refusals: options.refusals,
     next_action: nextAction(ctx, handoffs, !!options.dispatchPaused),
+    ...(ctx.machines ? { machines: machineStatuses(ctx.record, ctx.machines) } : {}),
     created_at: ctx.now(),
   };
   return report;
+}
+
+/** A child could start but for a machine that does not answer now: the batch waits for it. */
+function waitsForMachine(ctx: TickContext): boolean {
+  return ctx.machines !== null && ctx.machines.unreachable.size > 0 && readyChildren(ctx.record, ctx.plan).length > 0;
+}
+
+/** Each machine of the pool with its slots, the lanes in flight on it and its state. */
+function machineStatuses(record: TickContext['record'], pool: MachinePool): MachineStatus[] {
+  const running = lanesRunning(record);
+  return pool.machines.map((m) => ({
+    name: m.name,
+    slots: m.slots,
+    running: running.get(m.name) ?? 0,
+    state: pool.lost.has(m.name) ? 'lost' : pool.unreachable.has(m.name) ? 'reconnecting' : 'ready',
+  }));
 }
 
 function nextAction(ctx: TickContext, handoffs: Handoff[], paused: boolean): string {

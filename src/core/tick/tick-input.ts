@@ -1,6 +1,7 @@
 import type { LaneOffer } from '../steps/admission.js';
 import type { Approval } from '../ways-out/resume.js';
 import type { DropRequest } from '../ways-out/ways-out.js';
+import type { MachineSlots } from '../machines/machines.js';
 
 // What one tick is told (DESIGN §4): the events the coordinator (or `lanes tick`) saw
 // since the last tick, and a snapshot of what is in flight that the tick's effects are
@@ -89,4 +90,14 @@ export interface TickInput {
   coordinated?: boolean;
   /** What is in flight (the coordinator's): the report answers turns and closes sessions from it. */
   inFlight?: InFlight;
+  /**
+   * The machines the batch's lanes run on now, in config order, without those left out at
+   * confirmation (docs/DECISIONS.md, "Machines: placement"). Absent: every lane is local,
+   * exactly as before machines.
+   */
+  machines?: readonly MachineSlots[];
+  /** Machines that do not answer now (reconnecting): their lanes are left as they are. */
+  unreachableMachines?: readonly string[];
+  /** Machines gone longer than machine_timeout: their lanes in flight park `machine_lost: <name>`. */
+  lostMachines?: readonly string[];
 }

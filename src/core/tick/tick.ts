@@ -19,6 +19,7 @@ import { foreignHeadAdvice } from '../ways-out/next-steps.js';
 import { applyCancel, applyDrops } from '../ways-out/ways-out.js';
 import { recordSessionId } from '../turns/turn.js';
 import { withEffects } from './effects.js';
+import { machinePool, parkLostLanes } from '../steps/machine-lanes.js';
 import type { TickInput } from './tick-input.js';
 
 export type {
@@ -58,6 +59,7 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
   ctx.keptChanged = new Set(input.keptChanged ?? []);
   ctx.ending = new Set(input.ending ?? []);
   ctx.coordinated = input.coordinated ?? false;
+  ctx.machines = machinePool(input);
   const checkedOut = await ports.git.worktreesOnBranch(ctx.record.branch);
   if (checkedOut.length > 0)
     throw new LanesError(
@@ -95,6 +97,8 @@ async function runTick(ctx: TickContext, input: TickInput): Promise<Report> {
   }
   ctx.enter('notices');
   recordNotices(ctx, input);
+  ctx.enter('machines');
+  parkLostLanes(ctx);
 
   ctx.enter('adopt');
   await adoptIntegrations(ctx); // 1
@@ -209,7 +213,7 @@ function recordNotices(ctx: TickContext, input: TickInput): void {
 
 async function recordReleases(ctx: TickContext): Promise<void> {
   for (const child of ctx.record.children) {
-    if (child.state !== 'integrated') continue;
+    if (child.state !== 'integrated' || ctx.away(child)) continue;
     const look = await ctx.ports.git.lookAtLane(child.lane!.path);
     if (look.present) continue;
     ctx.save(release(ctx.record, child.task_id));

@@ -1,4 +1,5 @@
 import { conflictPathsOf } from './rework-onto-head.js';
+import { lostMachineOf } from '../machines/machines.js';
 import type { BatchRecord, ChildRecord } from '../records/record.js';
 
 // What a human can do next with each parked child (docs/DECISIONS.md, "No dead ends"):
@@ -7,6 +8,9 @@ import type { BatchRecord, ChildRecord } from '../records/record.js';
 /** One line per parked child: why, then the ways on. */
 export function childAdvice(record: BatchRecord, child: ChildRecord): string {
   const id = record.batch_id;
+  const machine = lostMachineOf(child.reason);
+  if (machine)
+    return `${child.task_id}: resume once machine ${machine} is back (lanes resume ${id} --approve), start it again on another machine (lanes resume ${id} --approve --move ${child.task_id}=<machine>), or drop it (lanes drop ${id} ${child.task_id})`;
   const fix = child.lane ? `fix the lane (${child.lane.path}) and resume` : 'resume';
   const resolve = conflictPathsOf(child.reason)
     ? `resolve the conflict markers in ${child.lane?.path ?? 'the lane'}, then resume`

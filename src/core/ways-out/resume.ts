@@ -8,6 +8,8 @@ import { unpark, unskip } from '../records/transitions.js';
 import { withLimits } from './reopen.js';
 import type { NewLimits } from './reopen.js';
 import { conflictPathsOf, reworkOntoHead } from './rework-onto-head.js';
+import { applyMoves, checkMovesIn } from './move.js';
+import type { MoveRequest } from './move.js';
 
 // Resuming parked work (DESIGN §4): only with a fresh confirmation, strictly later than the
 // recorded one. Each parked child is re-read from its lane; what checks out goes back to
@@ -18,6 +20,8 @@ export interface Approval extends NewLimits {
   replan?: Plan;
   /** Resume only these parked children (the TUI's retry of one child); all when absent. */
   only?: string[];
+  /** `--move <child>=<machine>`: these parked children start again from their base there. */
+  moves?: MoveRequest[];
 }
 
 export function topologyOf(plan: Plan): string {
@@ -42,6 +46,8 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
       `resume needs a fresh confirmation: ${approval.confirmationTime} is not later than the recorded ${ctx.record.confirmation_time}`,
     );
   let record = withLimits({ ...ctx.record, confirmation_time: approval.confirmationTime }, approval);
+  // (checked before anything is written: a move that cannot be made changes nothing)
+  checkMovesIn(ctx, approval.moves ?? []);
   if (approval.replan) {
     checkReplan(ctx.plan, approval.replan);
     ctx.ports.store.writePlan(approval.replan);
@@ -49,11 +55,17 @@ export async function applyApproval(ctx: TickContext, approval: Approval): Promi
     ctx.journal('replanned', { plan_digest: record.plan_digest });
   }
   ctx.save(record);
+  applyMoves(ctx, approval.moves ?? []);
   const stillParked: string[] = [];
   for (const child of ctx.record.children) {
     if (child.state !== 'needs_human') continue;
     if (approval.only && !approval.only.includes(child.task_id)) continue;
     const lane = child.lane;
+    if (lane !== null && ctx.away(child)) {
+      // (its machine does not answer: it is resumed once it is back, or moved, or dropped)
+      stillParked.push(child.task_id);
+      continue;
+    }
     if (lane === null || lane.run_id === null) {
       ctx.save(unpark(ctx.record, child.task_id, 'pending'));
       continue;

@@ -40,7 +40,7 @@ describe('the effects of a tick', () => {
     const report = await tick(batch(), { coordinated: true });
     expect(kinds(report)).toEqual(['provision:T1', 'provision:T2', 'make-ahead:T3']);
     expect(of(report, 'make-ahead')).toEqual([
-      { action: 'make-ahead', task_id: 'T3', lane_branch: 'lane/b1/T3' },
+      { action: 'make-ahead', task_id: 'T3', lane_branch: 'lane/b1/T3', machine: 'local' },
     ]);
     // (counted by next_action as before: the coordinator's effects are not the reader's)
     expect(report.next_action).toBe('Act on the handoffs: 2 provision.');
