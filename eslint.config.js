@@ -36,6 +36,8 @@ export const LAYERS = {
   'git/ports': ['core', 'process', 'git'],
   store: ADAPTERS,
   hosts: ADAPTERS,
+  // The machine host: lanes' executors in tmux sessions on other machines, through a MachineClient.
+  'hosts/machine': [...ADAPTERS, 'hosts', 'machines'],
   qa: ADAPTERS,
   agents: ADAPTERS,
   demo: ADAPTERS,

@@ -180,7 +180,7 @@ function openInProcess(spec: LaunchSpec): LaneSession {
 }
 
 /** Whole lines through `render`; a partial line waits for its end. */
-function lineRenderer(render: (line: string) => string[]) {
+export function lineRenderer(render: (line: string) => string[]) {
   let partial = '';
   const out = (lines: string[]) =>
     lines

@@ -74,6 +74,8 @@ export interface Host {
   open(spec: LaunchSpec): Promise<LaneSession>;
   /** Sessions that outlive lanes (Herdr tabs) are found again by task; others return null. */
   reattach?(spec: LaunchSpec, paneId: string): Promise<LaneSession | null>;
+  /** Other host names whose recorded attempts `reattach` finds too (a routed host: its machines'). */
+  readonly reattaches?: readonly string[];
   /** After a lane's release: close what the host keeps open for it (a Herdr tab). */
   closeLane?(taskId: string, lanePath: string): Promise<void>;
   dispose(): Promise<void>;

@@ -21,7 +21,8 @@ export async function lookForAttempt(
 ): Promise<FoundAttempt> {
   const status = open.status_path ? readExitStatus(open.status_path) : null;
   if (status) return { kind: 'ended', exit: status };
-  if (open.pane_id && host.reattach && open.host === host.name) {
+  const hostOf = open.host === host.name || (host.reattaches?.includes(open.host) ?? false);
+  if (open.pane_id && host.reattach && hostOf) {
     const spec: LaunchSpec = {
       taskId: ids.task_id,
       runId: ids.run_id,

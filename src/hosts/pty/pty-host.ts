@@ -28,7 +28,7 @@ const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL'
  * write could reach whatever file has reused the number. node-pty 1.1.0 says so only through
  * the socket (lib/unixTerminal.js); `destroyed` is set before the fd is closed.
  */
-function holdsFd(proc: pty.IPty): boolean {
+export function holdsFd(proc: pty.IPty): boolean {
   const socket = (proc as unknown as { _socket?: { destroyed?: unknown } })._socket;
   return socket?.destroyed !== true;
 }
@@ -38,7 +38,7 @@ function holdsFd(proc: pty.IPty): boolean {
  * take: a paste the executor is not reading) is dropped when the pty closes: node-pty 1.1.0
  * would go on writing it to the closed descriptor, or to a file that reused its number.
  */
-function dropQueuedWritesOnClose(proc: pty.IPty): void {
+export function dropQueuedWritesOnClose(proc: pty.IPty): void {
   const internals = proc as unknown as {
     _socket?: { once?: (event: 'close', listener: () => void) => void };
     _writeStream?: { _writeQueue?: unknown[]; dispose?: () => void };

@@ -1,0 +1,218 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readExitStatus } from '../../../src/hosts/exit-status.js';
+import type { LaneSession } from '../../../src/hosts/host.js';
+import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
+import { until } from '../../helpers/until.js';
+import {
+  killSessionsOf,
+  localMachine,
+  processesOf,
+  remoteLaunch,
+  testBatch,
+  tmuxSessionsOf,
+} from './local-machine.js';
+import type { LocalMachine } from './local-machine.js';
+
+// The machine host against the real side script (dist/lanes/machine.js) on this machine,
+// without ssh: real tmux sessions on the side's socket, real files under the machine's
+// root, a real attach pty in the TUI. Every wait polls the real state until it holds.
+
+const hosts: MachineHost[] = [];
+const batches: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
+  for (const batch of batches.splice(0)) {
+    const left = { sessions: tmuxSessionsOf(batch), processes: processesOf(batch) };
+    killSessionsOf(batch);
+    expect(left, `what batch ${batch} left running`).toEqual({ sessions: [], processes: [] });
+  }
+});
+
+const poll = { timeoutMs: 15_000, everyMs: 20 };
+
+function makeHost(machine: LocalMachine, batch: string, tuiDrawn = false): MachineHost {
+  const host = new MachineHost(machine, {
+    batchId: batch,
+    tuiDrawn,
+    pollMs: 50,
+    size: { cols: 80, rows: 24 },
+  });
+  hosts.push(host);
+  return host;
+}
+
+function newBatch(): string {
+  const batch = testBatch();
+  batches.push(batch);
+  return batch;
+}
+
+const sh = (script: string, ...args: string[]): string[] => ['sh', '-c', script, 'sh', ...args];
+
+/** A script that waits until the file `$1` exists (the test creates it), then goes on. */
+const waitFor = 'while [ ! -e "$1" ]; do sleep 0.02; done';
+
+describe('the machine host', () => {
+  it('runs a script executor in a tmux session there and brings its output and exit back here', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const spec = remoteLaunch(machine, batch, 'c1', []);
+    const prompt = spec.env.LANES_PROMPT_FILE!;
+    const launch = { ...spec, argv: sh('cat "$1"; echo one; echo "two $LANES_TASK"; exit 3', prompt) };
+    const session = await host.open(launch);
+    expect(session.paneId).toBe(`lanes-${batch}-c1-1`);
+    expect(session.pid).toBeNull();
+    expect(await session.exited).toEqual({ code: 3, signal: null });
+    expect(session.running).toBe(false);
+    // The coordinator reads both here, where it keeps them for a local lane.
+    expect(readExitStatus(launch.statusPath)).toEqual({ code: 3, signal: null });
+    expect(readFileSync(launch.logPath, 'utf8')).toBe('the prompt of c1\none\ntwo c1\n');
+    expect(session.recentLines(2)).toEqual(['one', 'two c1']);
+    // The prompt went to the machine's run folder, and the executor was handed that copy.
+    const runDir = join(machine.root, 'runs', batch, 'c1');
+    expect(readFileSync(join(runDir, 'prompt-1.md'), 'utf8')).toBe('the prompt of c1\n');
+    expect(existsSync(join(runDir, 'attempt-1.status'))).toBe(true);
+  });
+
+  it("brings a headless agent's JSON lines back as they come: rendered in the transcript, raw to onOutput", async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const go = join(machine.root, 'go');
+    const script = `echo '{"n":1}'; ${waitFor}; echo '{"n":2}'`;
+    const spec = remoteLaunch(machine, batch, 'agent', sh(script, go));
+    const rendered = { ...spec, renderLine: (line: string) => [`rendered ${JSON.parse(line).n}`] };
+    const session = await host.open(rendered);
+    let seen = '';
+    session.onOutput((chunk) => (seen += chunk));
+    // While it runs: the first line is here already (the lane watch and the usage reader see it).
+    await until(() => seen.includes('{"n":1}\n'), 'the first JSON line, while the agent runs', poll);
+    await until(() => session.recentLines(1)[0] === 'rendered 1', 'the rendered first line', poll);
+    expect(session.running).toBe(true);
+    writeFileSync(go, '');
+    expect(await session.exited).toEqual({ code: 0, signal: null });
+    expect(seen).toBe('{"n":1}\n{"n":2}\n');
+    expect(readFileSync(spec.logPath, 'utf8')).toBe('rendered 1\nrendered 2\n');
+  });
+
+  it('asks the machine once a poll for all its sessions, not once a lane', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const go = join(machine.root, 'go');
+    const sessions: LaneSession[] = [];
+    for (const child of ['a', 'b', 'c'])
+      sessions.push(await host.open(remoteLaunch(machine, batch, child, sh(waitFor, go))));
+    const listsBefore = machine.asked.filter((op) => op === 'session.list').length;
+    const readsBefore = machine.asked.filter((op) => op === 'file.read').length;
+    await until(
+      () => machine.asked.filter((op) => op === 'file.read').length >= readsBefore + 9,
+      'polls',
+      poll,
+    );
+    const lists = machine.asked.filter((op) => op === 'session.list').length - listsBefore;
+    const reads = machine.asked.filter((op) => op === 'file.read').length - readsBefore;
+    // (each poll: one list for the machine, one transcript read a session)
+    expect(lists).toBeGreaterThan(0);
+    expect(reads / lists).toBeGreaterThanOrEqual(2.5);
+    writeFileSync(go, '');
+    for (const s of sessions) expect(await s.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('hands the executor every plan string in its argv and environment byte for byte', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const canary = join(machine.root, 'CANARY');
+    const hostile = (n: number) =>
+      `$(touch ${canary}-${n}a) \`touch ${canary}-${n}b\`; touch ${canary}-${n}c && '"\\ \n*?~ $HOME ${n}`;
+    const out = join(machine.root, 'out');
+    const script = 'printf "%s\\0" "$@" > "$0.args"; printf "%s" "$LANES_PLAN" > "$0.env"';
+    const spec = remoteLaunch(machine, batch, 'inj', ['sh', '-c', script, out, hostile(1), hostile(2)], {
+      LANES_PLAN: hostile(3),
+    });
+    const session = await host.open(spec);
+    expect(await session.exited).toEqual({ code: 0, signal: null });
+    expect(readFileSync(`${out}.args`, 'utf8')).toBe(`${hostile(1)}\0${hostile(2)}\0`);
+    expect(readFileSync(`${out}.env`, 'utf8')).toBe(hostile(3));
+    for (const n of [1, 2, 3]) for (const k of 'abc') expect(existsSync(`${canary}-${n}${k}`)).toBe(false);
+  });
+
+  it('kill ends the session on the machine', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const never = join(machine.root, 'never');
+    const session = await host.open(remoteLaunch(machine, batch, 'k', sh(`echo up; ${waitFor}`, never)));
+    await until(() => session.recentLines(1)[0] === 'up', 'the executor running', poll);
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-k-1`]);
+    session.kill('SIGTERM');
+    const exit = await session.exited;
+    expect(exit.code === 0).toBe(false);
+    expect(tmuxSessionsOf(batch)).toEqual([]);
+  });
+
+  it('closeLane ends what is left of that lane and nothing of another', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const never = join(machine.root, 'never');
+    const go = join(machine.root, 'go');
+    const mine = await host.open(remoteLaunch(machine, batch, 'x', sh(waitFor, never)));
+    // (child `x-2`'s sessions start with `lanes-<batch>-x-` too: they are not x's)
+    const other = await host.open(remoteLaunch(machine, batch, 'x-2', sh(waitFor, go)));
+    await host.closeLane('x', mine.paneId!);
+    await mine.exited;
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-x-2-1`]);
+    expect(other.running).toBe(true);
+    writeFileSync(go, '');
+    expect(await other.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('a host made again after lanes was gone finds a running session by its name and sees its exit', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const go = join(machine.root, 'go');
+    const spec = remoteLaunch(machine, batch, 'r', sh(`echo before; ${waitFor}; echo after; exit 5`, go));
+    const first = makeHost(machine, batch);
+    const session = await first.open(spec);
+    await until(() => session.recentLines(1)[0] === 'before', 'the first line', poll);
+    await first.dispose(); // (the coordinator is gone: the session goes on)
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-r-1`]);
+
+    const again = makeHost(machine, batch);
+    const reattachSpec = { ...spec, argv: [], env: {} }; // (what resume knows: executor-recovery.ts)
+    expect(await again.reattach(reattachSpec, `lanes-${batch}-r-99`)).toBeNull();
+    const found = await again.reattach(reattachSpec, session.paneId!);
+    expect(found?.running).toBe(true);
+    writeFileSync(go, '');
+    expect(await found!.exited).toEqual({ code: 5, signal: null });
+    expect(readExitStatus(spec.statusPath)).toEqual({ code: 5, signal: null });
+    expect(readFileSync(spec.logPath, 'utf8')).toBe('before\nafter\n');
+  });
+
+  it('a session that ended while lanes was gone is found again and its exit brought back', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const go = join(machine.root, 'go');
+    const spec = remoteLaunch(machine, batch, 'e', sh(`echo before; ${waitFor}; echo after; exit 4`, go));
+    const first = makeHost(machine, batch);
+    const session = await first.open(spec);
+    await until(() => session.recentLines(1)[0] === 'before', 'the first line', poll);
+    await first.dispose();
+    writeFileSync(go, '');
+    await until(() => tmuxSessionsOf(batch).length === 0, 'the session ended on the machine', poll);
+    expect(readExitStatus(spec.statusPath)).toBeNull(); // (nobody brought it back yet)
+
+    const again = makeHost(machine, batch);
+    const found = await again.reattach({ ...spec, argv: [], env: {} }, session.paneId!);
+    expect(found).not.toBeNull();
+    expect(await found!.exited).toEqual({ code: 4, signal: null });
+    expect(readExitStatus(spec.statusPath)).toEqual({ code: 4, signal: null });
+    expect(readFileSync(spec.logPath, 'utf8')).toBe('before\nafter\n');
+  });
+});

@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
+import { isSameProcessAlive } from '../../../src/process/process-info.js';
+import { until } from '../../helpers/until.js';
+import {
+  killSessionsOf,
+  localMachine,
+  processesOf,
+  remoteLaunch,
+  testBatch,
+  tmuxSessionsOf,
+} from './local-machine.js';
+import type { LocalMachine } from './local-machine.js';
+
+// A remote lane's pane in the TUI: a local pty attached to its tmux session on the machine
+// (here: `tmux -L lanes attach` run directly, as the machine's shell would run it over ssh).
+
+const hosts: MachineHost[] = [];
+const batches: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
+  for (const batch of batches.splice(0)) {
+    const left = { sessions: tmuxSessionsOf(batch), processes: processesOf(batch) };
+    killSessionsOf(batch);
+    expect(left, `what batch ${batch} left running`).toEqual({ sessions: [], processes: [] });
+  }
+});
+
+const poll = { timeoutMs: 15_000, everyMs: 20 };
+
+function tuiHost(machine: LocalMachine, batch: string): MachineHost {
+  const host = new MachineHost(machine, {
+    batchId: batch,
+    tuiDrawn: true,
+    pollMs: 50,
+    size: { cols: 80, rows: 24 },
+  });
+  hosts.push(host);
+  return host;
+}
+
+/** The pids the attaches recorded, in the order they were started. */
+function attachPids(machine: LocalMachine): number[] {
+  return readdirSync(machine.attachPids)
+    .sort((a, b) => parseInt(a) - parseInt(b))
+    .map((f) => Number(readFileSync(join(machine.attachPids, f), 'utf8')))
+    .filter((pid) => pid > 0);
+}
+
+describe('the machine host in the TUI', () => {
+  it("draws the session's output in the pane, types into it, and attaches again when the attach drops", async () => {
+    const machine = localMachine();
+    const batch = testBatch();
+    batches.push(batch);
+    const host = tuiHost(machine, batch);
+    expect(host.capabilities).toEqual({
+      inAppPane: true,
+      outlivesLanes: true,
+      attachable: true,
+      agents: 'interactive',
+    });
+    const script = 'echo "hello from the machine"; read a; echo "got $a"; read b; echo "then $b"; exit 0';
+    const spec = remoteLaunch(machine, batch, 'p', ['sh', '-c', script]);
+    const session = await host.open(spec);
+    const screen = session.screen!;
+    const shows = (text: string) => screen.lines().some((line) => line.includes(text));
+    await until(() => shows('hello from the machine'), 'the output in the pane', {
+      ...poll,
+      detail: () => screen.lines().join('\n'),
+    });
+    session.write('first\r');
+    await until(() => shows('got first'), 'what was typed, answered', poll);
+
+    // The connection drops (its attach is killed): the pane attaches again, the session ran on.
+    const [firstAttach] = attachPids(machine);
+    process.kill(firstAttach!, 'SIGKILL');
+    await until(() => attachPids(machine).length === 2, 'a second attach', poll);
+    expect(session.running).toBe(true);
+    await until(() => shows('got first'), 'the session drawn again', poll);
+    session.write('second\r');
+    await until(() => shows('then second'), 'typing through the new attach', poll);
+
+    expect(await session.exited).toEqual({ code: 0, signal: null });
+    expect(readFileSync(spec.logPath, 'utf8')).toContain('then second');
+    for (const pid of attachPids(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
+  });
+
+  it('ends its attaches when it is disposed and leaves the session running there', async () => {
+    const machine = localMachine();
+    const batch = testBatch();
+    batches.push(batch);
+    const host = tuiHost(machine, batch);
+    const session = await host.open(remoteLaunch(machine, batch, 'd', ['sh', '-c', 'echo up; read x']));
+    await until(() => session.screen!.lines().some((l) => l.includes('up')), 'the pane', poll);
+    await host.dispose();
+    for (const pid of attachPids(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-d-1`]);
+    killSessionsOf(batch); // (the test's own cleanup: lanes never ends it on dispose)
+  });
+});
