@@ -61,7 +61,18 @@ export const LAYERS = {
   'coordinator/loop': [...ADAPTERS, 'store', 'hosts', 'qa', 'agents', 'coordinator'],
   tui: [...ADAPTERS, 'store', 'hosts', 'qa', 'agents', 'coordinator'],
   /** cli/ is the top: it may import everything (its entry point and composition roots). */
-  cli: [...ADAPTERS, 'store', 'hosts', 'qa', 'agents', 'demo', 'coordinator', 'tui', 'components'],
+  cli: [
+    ...ADAPTERS,
+    'store',
+    'hosts',
+    'qa',
+    'agents',
+    'demo',
+    'coordinator',
+    'tui',
+    'components',
+    'machines',
+  ],
 };
 /** The top folders of src/ (each has a room, or rooms, in LAYERS). */
 export const FOLDERS = [...new Set(Object.keys(LAYERS).map((room) => room.split('/')[0]))];

@@ -17,6 +17,7 @@ import { ExecutorRunner } from '../executors/executor-runner.js';
 import type { RunnerEvents } from '../executors/executor-runner.js';
 import type { LaneHealth } from '../executors/lane-watch.js';
 import { Steward } from '../lanes/steward.js';
+import { machineInput, type CoordinatorMachines } from './machines.js';
 import { StewardJobs } from '../lanes/steward-jobs.js';
 import { HUMAN_STOPS } from '../../core/ways-out/wait-verdict.js';
 import { Effects } from './effects.js';
@@ -54,6 +55,7 @@ export interface CoordinatorOptions {
   onEvent?: (event: CoordinatorEvent) => void;
   /** How often live lanes are checked for stalls and scope drift. */
   laneCheckMs?: number;
+  machines?: CoordinatorMachines; // (the machines lanes run on; absent: every lane local)
   /** Keep running when the batch stops (needs a human, ends, pauses): the TUI decides when to leave. */
   waitForHuman?: boolean;
 }
@@ -91,8 +93,9 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     const store = options.ports.store;
     this.approval = options.approval;
-    const { batchId, config, host, ports, worktrees } = options;
-    this.steward = new Steward(options.repoRoot, batchId, config, (task) => store.logDir(task), worktrees);
+    const { batchId, config, host, ports, worktrees, machines } = options;
+    const logDir = (task: string) => store.logDir(task);
+    this.steward = new Steward(options.repoRoot, batchId, config, logDir, worktrees, machines);
     this.jobs = new StewardJobs({
       steward: this.steward,
       store,
@@ -232,6 +235,7 @@ export class Coordinator {
           ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)
           reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
+          ...machineInput(this.options.machines),
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;

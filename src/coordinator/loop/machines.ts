@@ -1,0 +1,24 @@
+import type { StewardMachines } from '../lanes/steward.js';
+
+// The machines of a batch as the loop needs them (the link's pool, src/machines/link): the
+// pool for placement, and which machines do not answer (their lanes are left as they are)
+// or are lost (their lanes park), handed to every tick.
+
+export interface CoordinatorMachines extends StewardMachines {
+  /** The pool in config order, without the machines left out at the start. */
+  readonly slots: readonly { name: string; slots: number }[];
+  /** Machines that do not answer now (reconnecting). */
+  unreachable(): string[];
+  /** Machines gone longer than machine_timeout. */
+  lost(): string[];
+}
+
+/** The tick's machines (TickInput.machines …): nothing without a pool. */
+export function machineInput(machines: CoordinatorMachines | undefined) {
+  if (!machines) return {};
+  return {
+    machines: machines.slots,
+    unreachableMachines: machines.unreachable(),
+    lostMachines: machines.lost(),
+  };
+}
