@@ -51,13 +51,28 @@ async function freePort(address: string): Promise<number> {
   });
 }
 
-/** The pids of every process of `user` (a name, or a uid once the user is gone) now. */
+/**
+ * The pids of every process of `user` (a name, or a uid once the user is gone) that still
+ * runs. A zombie has ended: it only waits for its parent (init here, for an sshd session
+ * whose parent went first) to read its exit, so it is not counted.
+ */
 export async function processesOf(user: string): Promise<number[]> {
   const r = await execa('pgrep', ['-u', user], { reject: false });
   return String(r.stdout)
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map(Number);
+    .map(Number)
+    .filter((pid) => !isZombie(pid));
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // (the state follows the command name in parentheses, which may itself hold spaces)
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true; // (gone meanwhile)
+  }
 }
 
 async function killProcessesOf(user: string): Promise<void> {

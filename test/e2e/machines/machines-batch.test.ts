@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../../helpers/repo.js';
+import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
+import {
+  integratedTasks,
+  lanesProcess,
+  leanRepo,
+  readRecord,
+  worktreePaths,
+  writePlan,
+} from '../reliability/support.js';
+
+// A batch whose lanes all run on two machines of real OpenSSH (test/helpers/sshd.ts), none
+// on the coordinator's: each child's script writes who it ran as, and the batch branch
+// shows every child ran as its machine's user, in a worktree of that machine's cache (the
+// coordinator's repository has none of theirs). After it, nothing of the batch is left on
+// either machine. Run `npm run -s build` first.
+
+const CHILDREN = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
+
+async function machineRepo(fixture: SshMachines): Promise<string> {
+  const repo = await leanRepo();
+  writeFileSync(
+    join(repo, 'lanes.config.json'),
+    `${JSON.stringify({
+      machines: fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })),
+      ssh_command: fixture.sshCommand,
+    })}\n`,
+  );
+  await git(repo, 'add', 'lanes.config.json');
+  await git(repo, 'commit', '-q', '-m', 'machines');
+  return repo;
+}
+
+function whoamiPlan(batch: string): string {
+  return writePlan({
+    batch,
+    executor: 'script',
+    max_parallel: 6,
+    children: CHILDREN.map((id) => ({
+      id,
+      goal: `write who ran ${id}`,
+      scope: [`who/${id}.txt`],
+      acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+      run: `mkdir -p who && id -un > who/${id}.txt`,
+    })),
+  });
+}
+
+async function leftOnMachines(fixture: SshMachines): Promise<string[]> {
+  const left: string[] = [];
+  for (const m of fixture.machines) {
+    const lanes = join(m.home, '.cache', 'lanes', 'lanes');
+    const walk = (dir: string, depth: number): void => {
+      if (!existsSync(dir)) return;
+      for (const name of readdirSync(dir)) {
+        if (depth === 0) left.push(join(dir, name));
+        else walk(join(dir, name), depth - 1);
+      }
+    };
+    walk(lanes, 3); // (<machine>/<repo>/<batch>/<child>)
+    const tmux = await execa('tmux', ['-L', 'lanes', 'list-sessions'], {
+      reject: false,
+      env: { TMUX_TMPDIR: '/tmp' },
+      uid: m.uid,
+    });
+    if (tmux.exitCode === 0 && String(tmux.stdout).trim())
+      left.push(`${m.name}: tmux ${String(tmux.stdout)}`);
+  }
+  return left;
+}
+
+describe('a batch on two machines', () => {
+  let fixture: SshMachines;
+  beforeAll(async () => {
+    fixture = await startSshMachines(2);
+  }, 60_000);
+  afterAll(async () => {
+    await fixture?.close();
+  }, 30_000);
+
+  it('runs every child on a machine, as its user, and leaves nothing there', async () => {
+    const repo = await machineRepo(fixture);
+    const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('mach'), '--yes', '--headless']);
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const record = readRecord(repo, 'mach')!;
+    expect(record.batch_state).toBe('completed');
+    expect((await integratedTasks(repo, 'main..batch/mach')).sort()).toEqual(CHILDREN);
+    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    const placed: Record<string, number> = {};
+    for (const child of record.children) {
+      const machine = (child as { machine?: string }).machine;
+      expect(machine, child.task_id).toBeDefined();
+      placed[machine!] = (placed[machine!] ?? 0) + 1;
+      const who = (await git(repo, 'show', `batch/mach:who/${child.task_id}.txt`)).trim();
+      expect(who, child.task_id).toBe(users.get(machine!));
+    }
+    expect(placed).toEqual({ m1: 3, m2: 3 });
+    expect(await worktreePaths(repo)).toEqual([repo]);
+    expect(await leftOnMachines(fixture)).toEqual([]);
+    for (const m of fixture.machines) {
+      const left = await processesOf(m.user);
+      const ps = left.length
+        ? String((await execa('ps', ['-o', 'pid,ppid,args', '-p', left.join(',')], { reject: false })).stdout)
+        : '';
+      expect(left, `${m.name}: ${ps}`).toEqual([]);
+    }
+  }, 180_000);
+});
