@@ -55,18 +55,17 @@ export interface BatchMachines {
   close(): Promise<void>;
 }
 
-export async function openBatchMachines(
+/**
+ * The config's machines connected and checked (reachable with BatchMode, git, node, tmux,
+ * the plan's executor programs, a writable root): null without `machines`. A machine that
+ * fails is left out with its reason; none left: exit 2 naming each, nothing written.
+ */
+export async function openMachinePool(
   repo: RepoPaths,
-  batchId: string,
   config: Config,
-  store: BatchFiles,
-): Promise<BatchMachines | null> {
+  plan: Plan,
+): Promise<MachinePool | null> {
   if (!config.machines) return null;
-  const plan = store.readPlan();
-  const recordMachineOf = (branch: string) => {
-    const { child } = laneIds(branch);
-    return store.readRecord().children.find((c) => c.task_id === child)?.machine;
-  };
   const pool = await MachinePool.open(
     {
       machines: config.machines,
@@ -77,21 +76,45 @@ export async function openBatchMachines(
       sideScript: sideScriptPath(),
     },
     executorPrograms(plan, config),
-    recordMachineOf,
   );
   const views = pool.currentViews();
-  const usable = views.filter((v) => v.state !== 'left out');
-  if (usable.length === 0) {
+  if (views.every((v) => v.state === 'left out')) {
     await pool.close();
     throw badInput(
       'preflight_failed',
       `no machine can run lanes:\n${views.map((v) => `  ${v.name}: ${v.reason ?? v.state}`).join('\n')}`,
     );
   }
+  return pool;
+}
+
+/** The confirmation's lines about the machines: each with its slots and state (and why it is left out). */
+export function describeMachines(pool: MachinePool): string[] {
+  return pool
+    .currentViews()
+    .map(
+      (v) =>
+        `  machine ${v.name}: ${v.slots} slot${v.slots === 1 ? '' : 's'}, ${v.state}${v.reason ? ` (${v.reason})` : ''}`,
+    );
+}
+
+/** The pool wired into one batch's coordinator (ports, worktrees, host, tick input). */
+export function wireMachines(
+  pool: MachinePool,
+  repo: RepoPaths,
+  batchId: string,
+  config: Config,
+  store: BatchFiles,
+): BatchMachines {
   const router = pool.router;
+  router.recordMachineOf = (branch) => {
+    const { child } = laneIds(branch);
+    return store.readRecord().children.find((c) => c.task_id === child)?.machine;
+  };
+  const views = pool.currentViews();
   let qa: RoutedQa | null = null;
   const coordinator: CoordinatorMachines = {
-    slots: usable.map((v) => ({ name: v.name, slots: v.slots })),
+    slots: views.filter((v) => v.state !== 'left out').map((v) => ({ name: v.name, slots: v.slots })),
     unreachable: () => pool.unreachableMachines(),
     lost: () => pool.lostMachines(),
     lanePath: (machine, task) => pool.remotes.get(machine)?.lanePath(batchId, task) ?? null,

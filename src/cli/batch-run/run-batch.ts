@@ -15,7 +15,8 @@ import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import type { CommandContext } from '../context.js';
 import { printEnding } from './ending.js';
-import { openBatchMachines, type BatchMachines } from './batch-machines.js';
+import { openMachinePool, wireMachines, type BatchMachines } from './batch-machines.js';
+import type { MachinePool } from '../../machines/link/machine-pool.js';
 import { progressPrinter } from './progress.js';
 
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
@@ -73,6 +74,8 @@ export interface RunOptions {
   /** A lock already held for this batch (start holds it from confirmation on). */
   lock?: BatchLock;
   onEvent?: (event: CoordinatorEvent) => void;
+  /** The machines, connected and checked at confirmation (null: none); absent: opened here. */
+  machines?: MachinePool | null;
 }
 
 export async function runBatch(ctx: CommandContext, options: RunOptions): Promise<number> {
@@ -84,7 +87,11 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   let host: Host;
   let machines: BatchMachines | null = null;
   try {
-    machines = await openBatchMachines(options.repo, options.batchId, config, localPorts.store);
+    const pool =
+      options.machines !== undefined
+        ? options.machines
+        : await openMachinePool(options.repo, config, localPorts.store.readPlan());
+    if (pool) machines = wireMachines(pool, options.repo, options.batchId, config, localPorts.store);
     for (const v of machines?.views ?? [])
       if (v.state === 'left out')
         onEvent({ kind: 'notice', text: `machine ${v.name} left out: ${v.reason}` });

@@ -42,7 +42,7 @@ export interface MachineView {
 
 export const DEFAULT_ROOT = '~/.cache/lanes';
 /** How long the check at the start waits for a machine that does not answer. */
-const PREFLIGHT_WAIT_MS = 8_000;
+const PREFLIGHT_WAIT_MS = 4_000;
 
 /** The control socket of a machine: under the state dir, unless that path is too long for a socket. */
 export function controlPath(stateDir: string, machine: string): string {

@@ -10,8 +10,8 @@ export class MachineRouter {
 
   constructor(
     readonly machines: ReadonlyMap<string, RemoteMachine>,
-    /** The machine the record's child of this lane branch is on (absent: local). */
-    private readonly recordMachineOf: (branch: string) => string | undefined = () => undefined,
+    /** The machine the record's child of this lane branch is on (absent: local); set once there is a record. */
+    public recordMachineOf: (branch: string) => string | undefined = () => undefined,
   ) {}
 
   get any(): boolean {

@@ -194,7 +194,10 @@ export class SshConnection {
     );
     exited.catch(() => undefined);
     child.once('error', () => undefined);
-    await Promise.race([exited, waitFor(() => existsSync(path), 30_000)]);
+    // (the wait ends with the master too: no poll is left behind a machine that refused)
+    const ended = () => child.exitCode !== null || child.signalCode !== null;
+    await Promise.race([exited, waitFor(() => existsSync(path) || ended(), 30_000)]);
+    if (!existsSync(path)) await exited;
     for (const forward of this.forwards) await this.requestForward(forward);
   }
 

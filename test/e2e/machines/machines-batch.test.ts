@@ -21,12 +21,15 @@ import {
 
 const CHILDREN = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
 
-async function machineRepo(fixture: SshMachines): Promise<string> {
+/** A machine nothing answers for (a refused connection on loopback). */
+const AWAY = { name: 'm3', ssh: 'ssh://nobody@127.0.0.9:1', slots: 3 };
+
+async function machineRepo(fixture: SshMachines, extra: object[] = [], only?: object[]): Promise<string> {
   const repo = await leanRepo();
   writeFileSync(
     join(repo, 'lanes.config.json'),
     `${JSON.stringify({
-      machines: fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })),
+      machines: only ?? [...fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })), ...extra],
       ssh_command: fixture.sshCommand,
     })}\n`,
   );
@@ -35,12 +38,12 @@ async function machineRepo(fixture: SshMachines): Promise<string> {
   return repo;
 }
 
-function whoamiPlan(batch: string): string {
+function whoamiPlan(batch: string, children = CHILDREN): string {
   return writePlan({
     batch,
     executor: 'script',
     max_parallel: 6,
-    children: CHILDREN.map((id) => ({
+    children: children.map((id) => ({
       id,
       goal: `write who ran ${id}`,
       scope: [`who/${id}.txt`],
@@ -109,4 +112,38 @@ describe('a batch on two machines', () => {
       expect(left, `${m.name}: ${ps}`).toEqual([]);
     }
   }, 180_000);
+
+  it('names a machine that does not answer at the start and leaves it out', async () => {
+    const repo = await machineRepo(fixture, [AWAY]);
+    const r = await lanesProcess([
+      '-C',
+      repo,
+      'start',
+      whoamiPlan('away', ['a1', 'a2']),
+      '--yes',
+      '--headless',
+    ]);
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stderr).toMatch(/machine m3: 3 slots, left out \(.+\)/);
+    expect(r.stderr).toContain('machine m1: 3 slots, ready');
+    const record = readRecord(repo, 'away')!;
+    expect(record.batch_state).toBe('completed');
+    for (const child of record.children)
+      expect(['m1', 'm2']).toContain((child as { machine?: string }).machine);
+    expect(await leftOnMachines(fixture)).toEqual([]);
+  }, 120_000);
+
+  it('refuses with exit 2, naming each machine, when none answers; nothing is written', async () => {
+    const repo = await machineRepo(
+      fixture,
+      [],
+      [AWAY, { ...AWAY, name: 'm4', ssh: 'ssh://nobody@127.0.0.9:2' }],
+    );
+    const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('none', ['n1']), '--yes', '--headless']);
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toContain('no machine can run lanes');
+    expect(r.stderr).toMatch(/m3: .+\n.*m4: /);
+    expect(readRecord(repo, 'none')).toBeNull();
+    expect(existsSync(join(repo, '.git', 'lanes', 'batches'))).toBe(false);
+  }, 60_000);
 });
