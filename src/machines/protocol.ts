@@ -26,7 +26,16 @@ const branch = text.refine((b) => b !== '' && !b.startsWith('-') && !b.includes(
   message: 'must be a branch name',
 });
 const deliveryIds = z.strictObject({ batch: name, task: name, run: z.string().min(1), base: rev });
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'must be an environment name' });
+/** Environment variables: each name one a shell takes (the side writes `export NAME=…`). */
+const envVars = z.record(z.string(), text).superRefine((env, ctx) => {
+  for (const key of Object.keys(env))
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: 'must be an environment name ([A-Za-z_][A-Za-z0-9_]*)',
+      });
+});
 const command = z.union([text.min(1), z.array(text).min(1)]);
 
 const none = z.strictObject({});
@@ -107,7 +116,7 @@ export const OP_ARGS = {
     name: z.string().min(1),
     cwd: absPath,
     argv: z.array(text).min(1),
-    env: z.record(envName, text).default({}),
+    env: envVars.default({}),
     log: absPath,
     status: absPath,
     batch: name.optional(),

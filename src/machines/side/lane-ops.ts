@@ -28,7 +28,8 @@ interface LanePorts {
 const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
 
 export const LANE_OPS: { [Op in LaneOp]: Handler<Op> } = {
-  'wt.list': (_, { wt }) => wt.list(),
+  // (the cache itself, bare, is no worktree: git lists it first)
+  'wt.list': async (_, { wt, place }) => (await wt.list()).filter((w) => w.path !== place.cache),
   'wt.at': async ({ path }, { wt }) => orNull(await wt.at(path)),
   'wt.exists': ({ path }, { wt }) => wt.exists(path),
   'wt.isClean': ({ path }, { wt }) => wt.isClean(path),

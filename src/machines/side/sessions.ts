@@ -21,6 +21,8 @@ interface Note {
   batch: string | null;
   status: string;
   log: string;
+  /** False from before tmux is asked until it started the session (a start cut short is tried again). */
+  started: boolean;
 }
 
 const notesDir = (place: Place): string => join(place.root, 'sessions');
@@ -74,53 +76,40 @@ export async function startSession(
   const log = insideRoot(place, args.log, 'session.start: log');
   const status = insideRoot(place, args.status, 'session.start: status');
   const batch = args.batch ?? batchOfStatus(place, status);
-  const note: Note = { name, batch, status, log };
+  const note: Note = { name, batch, status, log, started: false };
   const running = (await tmuxSessions()).some((s) => s.name === name);
   // Started already (a retry): never a second run of the same attempt.
-  if (readNote(place, name) !== null || running || existsSync(status)) {
-    if (readNote(place, name) === null) writeNote(place, note);
+  if (readNote(place, name)?.started === true || running || existsSync(status)) {
+    if (readNote(place, name)?.started !== true) writeNote(place, { ...note, started: true });
     return { name };
   }
   if (!existsSync(args.cwd)) throw new BadRequest(`session.start: the folder ${args.cwd} does not exist`);
   mkdirSync(dirname(log), { recursive: true });
   mkdirSync(dirname(status), { recursive: true });
   writeFileSync(log, '', { flag: 'a' });
+  // (noted first: a session tmux started but the side did not hear of is still the batch's)
+  writeNote(place, note);
   const file = join(notesDir(place), `${name}.sh`);
-  mkdirSync(notesDir(place), { recursive: true });
   writeFileSync(file, script(name, args.cwd, args.env, wrapWithExitStatus(args.argv, status)), {
     mode: 0o600,
   });
   // One tmux command line: the pane's output is piped to the log before the server reads any
   // of it. (`#` doubled: tmux reads the pipe's command as a format.)
   const pipe = `exec cat >> ${shQuote(log)}`.replaceAll('#', '##');
+  const target = `=${name}:`;
   const started = await tmux([
-    'new-session',
-    '-d',
-    '-s',
-    name,
-    '-x',
-    '200',
-    '-y',
-    '50',
-    'sh',
-    file,
-    ';',
-    'set-option',
-    '-t',
-    `=${name}:`,
-    '@lanes_batch',
-    batch ?? '',
-    ';',
-    'pipe-pane',
-    '-t',
-    `=${name}:`,
-    '-o',
-    pipe,
+    ...['new-session', '-d', '-s', name, '-x', '200', '-y', '50', 'sh', file, ';'],
+    ...['set-option', '-t', target, '@lanes_batch', batch ?? '', ';'],
+    ...['pipe-pane', '-t', target, '-o', pipe],
   ]);
-  if (started.code !== 0 && !existsSync(status))
+  if (started.code !== 0 && !existsSync(status)) {
+    const found = (await tmuxSessions()).find((s) => s.name === name);
+    if (found) await endSession(name, found.pid); // (half set up: its output would be lost)
+    dropNote(place, name);
     throw new Error(`tmux new-session failed (${started.code}): ${started.stderr.trim()}`);
+  }
   await tmux(['wait-for', '-S', readyChannel(name)]);
-  writeNote(place, note);
+  writeNote(place, { ...note, started: true });
   return { name };
 }
 
