@@ -19,6 +19,15 @@ export function fitConfirmLines(lines: readonly string[], width: number, rows: n
   return out;
 }
 
+/** A machine's line (src/cli/start/confirm.ts describeMachineViews) in the colour of its state. */
+export function machineLineColor(line: string): string | undefined {
+  if (!line.startsWith('machine ')) return undefined;
+  if (/ {2}left out(: |$)/.test(line) || / {2}lost(: |$)/.test(line)) return 'red';
+  if (/ {2}reconnecting(: |$)/.test(line)) return 'yellow';
+  if (/ {2}ready(: |$)/.test(line)) return 'green';
+  return undefined;
+}
+
 /**
  * The confirmation of `lanes start`: waves, parallelism, budget, executors; `y` starts.
  * It fits the terminal (columns × rows): the keys' row is never pushed off the screen.
@@ -50,7 +59,9 @@ export function ConfirmScreen({
     <Box flexDirection="column" borderStyle="round" borderColor="blueBright" paddingX={1}>
       <Text bold>Start this batch?</Text>
       {shown.map((line, i) => (
-        <Text key={i}>{line}</Text>
+        <Text key={i} color={machineLineColor(line)}>
+          {line}
+        </Text>
       ))}
       <Text>
         <Text color="greenBright">y</Text> start <Text color="red">n</Text> cancel

@@ -51,6 +51,11 @@ export function LaneList({
   const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
   // The states' column as wide as the longest state shown, so a narrow list keeps the tag.
   const stateWidth = Math.max(...rows.map((r) => r.state.length), 8) + 1;
+  // A batch with machines: each lane's machine, cut to what the row has room for beside the
+  // attempt (3 columns at least, 8 at most); the selected lane's line below names it whole.
+  const room = width - (2 + idWidth + 1 + stateWidth) - 5;
+  const longest = Math.max(0, ...rows.map((r) => r.machine?.length ?? 0));
+  const machineWidth = longest === 0 ? 0 : Math.min(8, longest, Math.max(3, room));
   const current = rows[selected];
   // The selected lane's reason and ways on, wrapped to the list (three rows each at most):
   // the keys they name are not cut in a narrow list.
@@ -58,7 +63,9 @@ export function LaneList({
   const reasonLines = current?.reason ? wrap(current.reason) : [];
   const wayLines = current?.state === 'needs_human' ? wrap(waysOn(current.reason)) : [];
   // The selected lane's spending: what its agent reported, or "—" (a command reports none).
-  const spentLine = current ? `spent ${formatUsage(current.usage)}` : null;
+  const spentLine = current
+    ? `spent ${formatUsage(current.usage)}${current.machine ? ` · on ${current.machine}` : ''}`
+    : null;
   const extra = reasonLines.length + wayLines.length + (spentLine ? 1 : 0);
   const top = useRef(0);
   const win = listWindow(rows.length, selected, height - extra, top.current);
@@ -81,6 +88,14 @@ export function LaneList({
               <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
               {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
               {tag ? <Text color={tag.color}>{tag.text}</Text> : null}
+              {machineWidth > 0 ? (
+                <Text color="cyan">
+                  {tag ? ' ' : ''}
+                  {row.machine
+                    ? `@${row.machine.slice(0, machineWidth).padEnd(machineWidth)}`
+                    : ' '.repeat(machineWidth + 1)}
+                </Text>
+              ) : null}
               <Text dimColor>
                 {row.attempt ? ` #${row.attempt}` : '   '}
                 {row.qaFailures ? ` qa✗${row.qaFailures}` : ''} {elapsed(row, now)}

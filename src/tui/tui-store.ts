@@ -37,6 +37,8 @@ export interface LaneRow {
   running: boolean;
   /** What the lane's agent reported it spent, over its attempts (null: nothing, as for a command). */
   usage: Usage | null;
+  /** The machine its lane is on, when the batch has machines and the child a lane (the list shows it). */
+  machine?: string;
 }
 
 export interface TuiSnapshot {
@@ -239,6 +241,8 @@ export class TuiStore {
         .filter((h) => h.action === 'executor' && h.next_obligation === 'review')
         .map((h) => h.task_id),
     );
+    // (a batch with machines shows each lane's machine, local ones too; one without, none)
+    const withMachines = !!last?.machines || record.children.some((c) => c.machine !== undefined);
     const rows: LaneRow[] = record.children.map((c) => {
       const kernel = c.lane ? this.files.readKernel(c.task_id) : { kind: 'missing' as const };
       const attempts = kernel.kind === 'ok' ? kernel.record.attempts : [];
@@ -258,6 +262,7 @@ export class TuiStore {
         reviewPending: reviews.has(c.task_id),
         running: session?.running ?? false,
         usage: sumUsage(attempts),
+        ...(withMachines && c.lane !== null ? { machine: c.machine ?? 'local' } : {}),
       };
     });
     const started = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked');

@@ -16,6 +16,19 @@ import { chooseHost, drawsTui, exitCodeFor, parseHost, runBatch } from '../batch
 import { acquireBatchLock } from '../../store/lock.js';
 import { readStateFlush } from '../../store/durability.js';
 import { runTui } from '../batch-run/lazy-tui.js';
+import { LOCAL_MACHINE } from '../../core/basics/ids.js';
+import { checkMoves, parseMove } from '../../core/ways-out/move.js';
+import type { MoveRequest } from '../../core/ways-out/move.js';
+import { loadConfig } from '../../store/config-file.js';
+
+/** Each `--move <child>=<machine>`, or exit 2 naming the one that is not. */
+function parseMoves(values: readonly string[]): MoveRequest[] {
+  return values.map((text) => {
+    const move = parseMove(text);
+    if (typeof move === 'string') throw badInput('usage', `lanes resume: ${move}`);
+    return move;
+  });
+}
 
 /** The batch a command means when none is named: the only one that has not ended. */
 export function defaultBatch(store: BatchStore, command: string): string {
@@ -25,7 +38,10 @@ export function defaultBatch(store: BatchStore, command: string): string {
   throw badInput('usage', `lanes ${command}: several batches have not ended (${open.join(', ')}); name one`);
 }
 
-/** `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N] [--max-tokens N] [--parallel N]` */
+/**
+ * `lanes resume [<batch>] [--headless] [--host ...] [--approve] [--replan <plan>] [--budget N]
+ * [--max-tokens N] [--parallel N] [--move <child>=<machine> ...]`
+ */
 export async function resumeCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
     'resume',
@@ -38,9 +54,13 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       budget: { type: 'string' },
       'max-tokens': { type: 'string' },
       parallel: { type: 'string' },
+      move: { type: 'string', multiple: true },
     },
     1,
   );
+  const moves = parseMoves(values.move ?? []);
+  if (moves.length && !values.approve)
+    throw badInput('usage', 'lanes resume: --move needs --approve (a fresh confirmation)');
   const budget = positiveIntArg('resume', 'budget', values.budget);
   const parallel = positiveIntArg('resume', 'parallel', values.parallel);
   const maxTokens = positiveIntArg('resume', 'max-tokens', values['max-tokens']);
@@ -79,6 +99,11 @@ export async function resumeCommand(ctx: CommandContext, argv: string[]): Promis
       ...(maxTokens !== undefined ? { maxTokens } : {}),
     };
     checkLimits(record, approval); // exit 2 before anything is written
+    if (moves.length) {
+      const machines = loadConfig(repo.root).machines?.map((m) => m.name) ?? [LOCAL_MACHINE];
+      checkMoves(record, moves, machines);
+      approval.moves = moves;
+    }
     if (!(Date.parse(approval.confirmationTime) > Date.parse(record.confirmation_time)))
       throw badInput(
         'usage',

@@ -21,6 +21,7 @@ import type { RepoPaths } from '../../store/state-dir.js';
 import { checkExecutorPrograms } from './executor-preflight.js';
 import { count } from '../plural.js';
 import { describePreferences } from './describe-preferences.js';
+import type { MachineView } from '../../core/machines/machines.js';
 
 // Confirming a plan: preflight, the user's yes, then the batch branch, the confirmed plan
 // and the prepared record — in that order, so a crash in between can be started again.
@@ -43,6 +44,11 @@ export interface Preflight {
   config: Config;
   /** Paths with uncommitted changes in the checkout: the batch starts from a commit, without them. */
   uncommitted: string[];
+  /**
+   * Each machine of the config as its check at confirmation found it (filled by the machines'
+   * preflight); absent: the config's machines are shown without a state.
+   */
+  machines?: readonly MachineView[];
 }
 
 export async function preflight(
@@ -116,6 +122,7 @@ export function describePlan(plan: Plan, p: Preflight): string {
   const lines = [
     `batch ${plan.batch}: ${count(plan.children.length, 'child', 'children')} in ${count(waves.length, 'wave')} from ${plan.base} (${p.baseHead.slice(0, 12)})`,
     `max_parallel ${p.settings.maxParallel} (${p.settings.preferences.maxParallel.label}), budget ${count(p.settings.budget.max_children, 'child', 'children')} / ${count(p.settings.budget.qa_failure_limit, 'QA failure')}`,
+    ...describeMachineViews(p.machines ?? p.config.machines ?? []),
     ...waves.map(
       (w, i) => `  wave ${i + 1}: ${w.map((c) => `${c.id} (${p.settings.executors[c.id]})`).join(', ')}`,
     ),
@@ -130,6 +137,20 @@ export function describePlan(plan: Plan, p: Preflight): string {
       : []),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One line a machine, right below max_parallel (so that a long plan does not push them off
+ * the confirmation screen): `machine box-a  4 slots  ready`, and for one left out, why.
+ */
+export function describeMachineViews(
+  machines: readonly (Pick<MachineView, 'name' | 'slots'> & Partial<MachineView>)[],
+): string[] {
+  const width = Math.max(0, ...machines.map((m) => m.name.length));
+  return machines.map((m) => {
+    const state = m.state ? `  ${m.state}${m.reason ? `: ${m.reason}` : ''}` : '';
+    return `machine ${m.name.padEnd(width)}  ${count(m.slots, 'slot')}${state}`;
+  });
 }
 
 /** Asks y/N on the terminal; without one, --yes is required. */

@@ -31,9 +31,9 @@ export function laneBranch(batchId: string, childId: string): string {
  * machine and an ssh ControlPath, so it is kept to lower-case letters, digits and dashes.
  */
 export const MACHINE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
-export const machineNameSchema = z
-  .string()
-  .regex(MACHINE_NAME_PATTERN, { message: 'must match ^[a-z0-9][a-z0-9-]{0,62}$ (a tmux and path safe name)' });
+export const machineNameSchema = z.string().regex(MACHINE_NAME_PATTERN, {
+  message: 'must match ^[a-z0-9][a-z0-9-]{0,62}$ (a tmux and path safe name)',
+});
 
 /** The coordinator's own machine, in `machines` and in a provision handoff. */
 export const LOCAL_MACHINE = 'local';

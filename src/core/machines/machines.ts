@@ -61,3 +61,13 @@ export function lostMachineOf(reason: string | null): string | null {
   const found = /^machine_(?:lost|left_out): ([a-z0-9][a-z0-9-]*)$/.exec(reason ?? '');
   return found ? found[1]! : null;
 }
+
+/**
+ * With every machine left out at confirmation, the batch cannot run: the message naming
+ * each and why (the caller exits 2, nothing written); null while one is ready.
+ */
+export function noMachineLeft(views: readonly MachineView[]): string | null {
+  if (views.length === 0 || views.some((v) => v.state !== 'left out')) return null;
+  const each = views.map((v) => `${v.name} (${v.reason ?? 'left out'})`).join(', ');
+  return `no machine can run lanes: ${each}`;
+}

@@ -49,7 +49,11 @@ export function placeChildren(input: PlacementInput): Placement[] {
 }
 
 /** The least loaded machine with a free slot that may take the child, or null. */
-function pick(input: PlacementInput, load: ReadonlyMap<string, number>, pin: string | undefined): string | null {
+function pick(
+  input: PlacementInput,
+  load: ReadonlyMap<string, number>,
+  pin: string | undefined,
+): string | null {
   let best: MachineSlots | null = null;
   for (const m of input.machines) {
     if (pin !== undefined && m.name !== pin) continue;

@@ -73,7 +73,8 @@ function picksWithin(record: BatchRecord, plan: Plan, slots: number): string[] {
  * children ready by dependencies and scope (in plan order) are placed on free slots.
  */
 export function placedChildren(record: BatchRecord, plan: Plan, pool: MachinePool | null): Placement[] {
-  if (pool === null) return startableChildren(record, plan).map((task_id) => ({ task_id, machine: LOCAL_MACHINE }));
+  if (pool === null)
+    return startableChildren(record, plan).map((task_id) => ({ task_id, machine: LOCAL_MACHINE }));
   const budgetLeft = tokensSpent(record) ? 0 : record.budget.max_children - childrenStarted(record);
   return placeChildren({
     ready: readyChildren(record, plan),
@@ -93,7 +94,9 @@ export function placedAhead(record: BatchRecord, plan: Plan, pool: MachinePool, 
   const now = new Set(placedChildren(record, plan, pool).map((p) => p.task_id));
   const names = new Set(pool.machines.map((m) => m.name));
   const away = new Set([...pool.unreachable, ...pool.lost]);
-  const budgetLeft = tokensSpent(record) ? 0 : record.budget.max_children - childrenStarted(record) - now.size;
+  const budgetLeft = tokensSpent(record)
+    ? 0
+    : record.budget.max_children - childrenStarted(record) - now.size;
   return readyChildren(record, plan)
     .filter((c) => !now.has(c.task_id) && c.pin !== undefined && names.has(c.pin) && !away.has(c.pin))
     .slice(0, Math.max(0, Math.min(count, budgetLeft)))

@@ -137,9 +137,14 @@ export async function settleAndReport(ctx: TickContext, options: ReportOptions):
   return report;
 }
 
-/** A child could start but for a machine that does not answer now: the batch waits for it. */
+/**
+ * A child could start but for machines that do not answer (reconnecting or lost): the batch
+ * waits for them (or for a move), it does not stop as if its budget were spent.
+ */
 function waitsForMachine(ctx: TickContext): boolean {
-  return ctx.machines !== null && ctx.machines.unreachable.size > 0 && readyChildren(ctx.record, ctx.plan).length > 0;
+  const pool = ctx.machines;
+  if (pool === null || pool.unreachable.size + pool.lost.size === 0) return false;
+  return readyChildren(ctx.record, ctx.plan).length > 0;
 }
 
 /** Each machine of the pool with its slots, the lanes in flight on it and its state. */

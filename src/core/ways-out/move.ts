@@ -18,8 +18,7 @@ export interface MoveRequest {
 /** Parses `<child>=<machine>` (the command line's --move), or says what is wrong with it. */
 export function parseMove(text: string): MoveRequest | string {
   const at = text.indexOf('=');
-  if (at <= 0 || at === text.length - 1)
-    return `--move ${JSON.stringify(text)}: expected <child>=<machine>`;
+  if (at <= 0 || at === text.length - 1) return `--move ${JSON.stringify(text)}: expected <child>=<machine>`;
   return { task_id: text.slice(0, at), machine: text.slice(at + 1) };
 }
 
@@ -35,11 +34,12 @@ export function moveRefusal(
   away: ReadonlySet<string> = new Set(),
 ): string | null {
   const child = record.children.find((c) => c.task_id === move.task_id);
-  if (!child) return `--move ${move.task_id}=${move.machine}: no child "${move.task_id}" in batch ${record.batch_id}`;
-  if (child.state !== 'needs_human')
-    return `--move ${move.task_id}=${move.machine}: child ${move.task_id} is ${child.state}; only a parked child is moved`;
+  if (!child)
+    return `--move ${move.task_id}=${move.machine}: no child "${move.task_id}" in batch ${record.batch_id}`;
   if (!machines.includes(move.machine))
     return `--move ${move.task_id}=${move.machine}: "${move.machine}" is not a machine of lanes.config.json (machines: ${machines.join(', ')})`;
+  if (child.state !== 'needs_human')
+    return `--move ${move.task_id}=${move.machine}: child ${move.task_id} is ${child.state}; only a parked child is moved`;
   if (away.has(move.machine))
     return `--move ${move.task_id}=${move.machine}: machine "${move.machine}" does not answer now`;
   if (child.lane !== null && machineOf(child) === move.machine)
@@ -58,6 +58,8 @@ export function checkMoves(
   for (const move of moves) {
     if (seen.has(move.task_id)) throw badInput('usage', `lanes resume: --move names ${move.task_id} twice`);
     seen.add(move.task_id);
+  }
+  for (const move of moves) {
     const why = moveRefusal(record, move, machines, away);
     if (why) throw badInput('usage', `lanes resume: ${why}`);
   }

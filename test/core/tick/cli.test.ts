@@ -60,11 +60,12 @@ children:
       expect(first.batch_state).toBe('prepared');
       expect(first.handoffs).toHaveLength(2);
       for (const h of first.handoffs) {
-        expect(Object.keys(h).sort()).toEqual(['action', 'base_head', 'lane_branch', 'task_id']);
+        expect(Object.keys(h).sort()).toEqual(['action', 'base_head', 'lane_branch', 'machine', 'task_id']);
         expect(h).toMatchObject({
           action: 'provision',
           lane_branch: `lane/machine/${h.task_id}`,
           base_head: base,
+          machine: 'local',
         });
       }
       expect(await rev(root, 'refs/heads/batch/machine')).toBe(base);

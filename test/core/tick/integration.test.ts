@@ -108,6 +108,7 @@ children:
           task_id: h.task_id,
           lane_branch: `lane/six/${h.task_id}`,
           base_head: base,
+          machine: 'local',
         });
       r = await provision(d, r);
       expect(handoffs(r, 'executor').map((h) => h.task_id)).toEqual(['T1', 'T2', 'T3']);

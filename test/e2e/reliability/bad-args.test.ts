@@ -161,6 +161,37 @@ const CASES: [string, () => string[], string][] = [
   ['cancel of an unknown batch', () => ['cancel', 'nope'], 'no batch named "nope"'],
   ['cancel of a batch id with NUL', () => ['cancel', 'b1\0x'], 'is not a valid batch id'],
   ['resume --host x', () => ['resume', 'b1', '--host', 'x'], '--host must be herdr, pty or headless'],
+  ['resume --move without --approve', () => ['resume', 'b1', '--move', 'T1=local'], '--move needs --approve'],
+  [
+    'resume --move without a machine',
+    () => ['resume', 'b1', '--approve', '--move', 'T1'],
+    '--move "T1": expected <child>=<machine>',
+  ],
+  [
+    'resume --move with an empty child',
+    () => ['resume', 'b1', '--approve', '--move', '=local'],
+    '--move "=local": expected <child>=<machine>',
+  ],
+  [
+    'resume --move of an unknown child',
+    () => ['resume', 'b1', '--headless', '--approve', '--move', 'T9=local'],
+    'no child "T9" in batch b1',
+  ],
+  [
+    'resume --move to a machine the config does not have',
+    () => ['resume', 'b1', '--headless', '--approve', '--move', 'T1=box-z'],
+    '"box-z" is not a machine of lanes.config.json (machines: local)',
+  ],
+  [
+    'resume --move of a child that is not parked',
+    () => ['resume', 'b1', '--headless', '--approve', '--move', 'T1=local'],
+    'child T1 is pending; only a parked child is moved',
+  ],
+  [
+    'resume --move of a child twice',
+    () => ['resume', 'b1', '--headless', '--approve', '--move', 'T1=local', '--move', 'T1=local'],
+    '--move names T1 twice',
+  ],
   ['tick without a batch', () => ['tick'], 'usage: lanes tick <batch>'],
   ['tick of an unknown batch', () => ['tick', 'nope'], 'no batch named "nope"'],
   ['tick of a batch id with NUL', () => ['tick', 'b1\0x'], 'is not a valid batch id'],
