@@ -16,6 +16,9 @@ const REATTACH_MAX_MS = 5000;
 /** An attach that lasted this long was a good one: the next wait starts short again. */
 const STEADY_MS = 5000;
 
+/** A terminal's full reset (RIS): off the alternate screen, cleared, the cursor home. */
+const RESET = `${String.fromCharCode(27)}c`;
+
 export class AttachPane {
   readonly screen: ScreenModel;
   private proc: pty.IPty | null = null;
@@ -53,6 +56,11 @@ export class AttachPane {
     if (this.proc) killGroup(this.proc.pid, 'SIGHUP');
     await this.closed;
     await this.screen.flushed();
+  }
+
+  /** Draws `output` on a reset screen (an ended session's last output, where tmux left nothing). */
+  async show(output: string): Promise<void> {
+    await this.screen.write(`${RESET}${output}`);
   }
 
   private attach(): void {

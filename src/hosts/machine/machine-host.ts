@@ -87,7 +87,8 @@ export class MachineHost implements Host {
     const prefix = lanePrefix(this.options.batchId, taskId);
     const states = await this.client.call<SessionState[]>('session.list', { prefix });
     const left = states.filter((s) => s.running && isAttemptOf(s.name, prefix));
-    await Promise.all(left.map((s) => this.client.call('session.kill', { name: s.name, signal: 'SIGKILL' })));
+    // (no signal: the side ends the session and everything of its pane's group)
+    await Promise.all(left.map((s) => this.client.call('session.kill', { name: s.name })));
     if (left.length) await this.pollNow();
   }
 
@@ -124,7 +125,9 @@ export class MachineHost implements Host {
 
   private paneFor(name: string): AttachPane | null {
     if (!this.options.tuiDrawn) return null;
-    const argv = this.client.sshArgv(['tmux', '-L', TMUX_SOCKET, 'attach', '-t', name], { tty: true });
+    // (`=`: that session exactly; tmux would take `-t lanes-b-c-1` for `lanes-b-c-10` once it is gone)
+    const target = `=${name}`;
+    const argv = this.client.sshArgv(['tmux', '-L', TMUX_SOCKET, 'attach', '-t', target], { tty: true });
     const session = () => this.sessions.get(name);
     return new AttachPane(argv, this.size, async () => {
       await this.pollNow();

@@ -19,6 +19,12 @@ import type { RemoteFiles } from './remote-run.js';
 // has ended, the rest of the transcript and the exit status come back into the local
 // logPath and statusPath, where the coordinator reads them, before `exited` resolves.
 
+/** What of its output a pane draws once the session has ended: a screenful many times over. */
+const LAST_OUTPUT_CHARS = 64 * 1024;
+
+/** A quiet session's transcript is read every this many polls at the least often. */
+const QUIET_READ_POLLS = 8;
+
 export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT' | 'SIGHUP';
 const KILL_SIGNALS: readonly string[] = ['SIGTERM', 'SIGKILL', 'SIGINT', 'SIGHUP'];
 
@@ -45,6 +51,12 @@ export class MachineSession implements LaneSession {
   private readonly log: RemoteLog;
   /** A `\r` at the end of a read, held until the next shows whether `\n` follows. */
   private heldCr = false;
+  private readEvery = 1;
+  private pollsSinceRead = 0;
+  /** With a pane: the last of what it printed, drawn in the pane once it has ended. */
+  private lastOutput = '';
+  /** The signal lanes sent it: how it ended when it left no status (the wrapper went with it). */
+  private killedWith: KillSignal | null = null;
 
   constructor(
     private readonly link: SessionLink,
@@ -88,7 +100,9 @@ export class MachineSession implements LaneSession {
 
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
     if (this.ended) return;
-    this.link.kill(this.paneId, KILL_SIGNALS.includes(signal) ? (signal as KillSignal) : 'SIGTERM');
+    const sent = KILL_SIGNALS.includes(signal) ? (signal as KillSignal) : 'SIGTERM';
+    this.killedWith = sent;
+    this.link.kill(this.paneId, sent);
   }
 
   recentLines(count: number): string[] {
@@ -101,8 +115,7 @@ export class MachineSession implements LaneSession {
    */
   async update(state: SessionState | null): Promise<void> {
     if (this.ended || this.detached) return;
-    this.take(await this.log.readNew());
-    if (state?.running) return;
+    if (state?.running) return this.readWhileRunning();
     const status = await readRemoteText(this.link.client, this.files.status);
     this.take(await this.log.readNew()); // (what it printed last, after the read above)
     if (this.detached) return;
@@ -110,8 +123,24 @@ export class MachineSession implements LaneSession {
     const exit = this.bringBackStatus(status, state?.exit ?? null);
     this.take(this.log.end(), true);
     this.transcript.close();
-    await this.pane?.stop(); // (the attach has ended with the session, or is ended now)
+    if (this.pane) {
+      await this.pane.stop(); // (the attach has ended with the session, or is ended now)
+      // tmux leaves an empty screen and "[exited]" behind: the pane shows the executor's last instead
+      await this.pane.show(this.lastOutput);
+    }
     this.resolveExit(exit);
+  }
+
+  /**
+   * Each read is a process on the machine: a session that printed nothing is read less and
+   * less often (every poll, up to every QUIET_READ_POLLS), and every poll again once it prints.
+   */
+  private async readWhileRunning(): Promise<void> {
+    if (++this.pollsSinceRead < this.readEvery) return;
+    this.pollsSinceRead = 0;
+    const text = await this.log.readNew();
+    this.readEvery = text === '' ? Math.min(this.readEvery * 2, QUIET_READ_POLLS) : 1;
+    this.take(text);
   }
 
   /** Stops following (lanes exits): the session goes on on the machine, `exited` stays open. */
@@ -128,7 +157,8 @@ export class MachineSession implements LaneSession {
       writeLocalStatus(this.spec.statusPath, remote);
       return { code: Number(remote.trimEnd()), signal: null };
     }
-    if (listed === null) return { code: null, signal: 'lost' }; // (ended and left no status)
+    // (ended and left no status: killed with its wrapper, by lanes or by someone else)
+    if (listed === null) return { code: null, signal: this.killedWith ?? 'lost' };
     const number = listed.signal ? os.signals[listed.signal as NodeJS.Signals] : undefined;
     const code = listed.code ?? (number !== undefined ? 128 + number : null);
     if (code !== null) writeLocalStatus(this.spec.statusPath, `${code}\n`);
@@ -144,6 +174,7 @@ export class MachineSession implements LaneSession {
       if (this.heldCr) chunk = chunk.slice(0, -1);
       chunk = chunk.replace(/\r\n/g, '\n');
     }
+    if (this.pane) this.lastOutput = (this.lastOutput + chunk).slice(-LAST_OUTPUT_CHARS);
     if (chunk !== '') {
       this.transcript.add(this.render ? this.render.add(chunk) : chunk);
       this.listeners.emit(chunk);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LanesError } from '../../../src/core/basics/errors.js';
 import type { MachineClient } from '../../../src/machines/link/machine-client.js';
@@ -17,7 +17,9 @@ export const SIDE_SCRIPT = resolve('dist/lanes/machine.js');
 export interface LocalMachine extends MachineClient {
   /** The ops asked so far, by name (what the host asked the machine). */
   readonly asked: string[];
-  /** Where each attach the host started writes its pid (`<n>.pid`). */
+  /** The same, with their arguments. */
+  readonly calls: { op: string; args: Record<string, unknown> }[];
+  /** The file each attach the host started appends its pid to (a line each). */
   readonly attachPids: string;
 }
 
@@ -25,23 +27,23 @@ export function localMachine(name = 'm1'): LocalMachine {
   const root = join(tempDir('lanes-machine-'), 'root');
   mkdirSync(root, { recursive: true });
   const attachPids = join(root, '..', 'attach-pids');
-  mkdirSync(attachPids);
   const asked: string[] = [];
-  let attaches = 0;
+  const calls: { op: string; args: Record<string, unknown> }[] = [];
   return {
     name,
     root,
     asked,
+    calls,
     attachPids,
     call<T>(op: string, args: unknown): Promise<T> {
       asked.push(op);
+      calls.push({ op, args: args as Record<string, unknown> });
       return sideOp<T>(root, op, args);
     },
     sshArgv(remote) {
-      attaches += 1;
-      // (the attach records its pid, so that a test can drop "the connection" by that pid)
-      const record = 'printf "%s" "$$" > "$0"; exec "$@"';
-      return ['sh', '-c', record, join(attachPids, `${attaches}.pid`), ...remote];
+      // (each run of it records its pid, so that a test can drop "the connection" by that pid)
+      const record = 'printf "%s\\n" "$$" >> "$0"; exec "$@"';
+      return ['sh', '-c', record, attachPids, ...remote];
     },
   };
 }
@@ -132,4 +134,13 @@ export function processesOf(batch: string): number[] {
     }
   }
   return found;
+}
+
+/** The pids the attaches of `machine` recorded, in the order they were started. */
+export function attachPidsOf(machine: LocalMachine): number[] {
+  if (!existsSync(machine.attachPids)) return [];
+  return readFileSync(machine.attachPids, 'utf8')
+    .split('\n')
+    .filter((line) => /^\d+$/.test(line))
+    .map(Number);
 }

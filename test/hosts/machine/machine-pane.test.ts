@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
 import { isSameProcessAlive } from '../../../src/process/process-info.js';
 import { until } from '../../helpers/until.js';
 import {
+  attachPidsOf,
   killSessionsOf,
   localMachine,
   processesOf,
@@ -42,12 +43,12 @@ function tuiHost(machine: LocalMachine, batch: string): MachineHost {
   return host;
 }
 
-/** The pids the attaches recorded, in the order they were started. */
-function attachPids(machine: LocalMachine): number[] {
-  return readdirSync(machine.attachPids)
-    .sort((a, b) => parseInt(a) - parseInt(b))
-    .map((f) => Number(readFileSync(join(machine.attachPids, f), 'utf8')))
-    .filter((pid) => pid > 0);
+/** The pids of the tmux clients attached to session `name`. */
+function clientsOf(name: string): number[] {
+  const ls = spawnSync('tmux', ['-L', 'lanes', 'list-clients', '-t', `=${name}:`, '-F', '#{client_pid}'], {
+    encoding: 'utf8',
+  });
+  return ls.stdout.split('\n').filter(Boolean).map(Number);
 }
 
 describe('the machine host in the TUI', () => {
@@ -75,17 +76,28 @@ describe('the machine host in the TUI', () => {
     await until(() => shows('got first'), 'what was typed, answered', poll);
 
     // The connection drops (its attach is killed): the pane attaches again, the session ran on.
-    const [firstAttach] = attachPids(machine);
+    const [firstAttach] = attachPidsOf(machine);
     process.kill(firstAttach!, 'SIGKILL');
-    await until(() => attachPids(machine).length === 2, 'a second attach', poll);
+    await until(() => attachPidsOf(machine).length === 2, 'a second attach', poll);
     expect(session.running).toBe(true);
+    // (typed before tmux has the new client attached would be lost: wait until it has)
+    const second = attachPidsOf(machine)[1]!;
+    await until(() => clientsOf(session.paneId!).includes(second), 'the second attach attached', poll);
     await until(() => shows('got first'), 'the session drawn again', poll);
     session.write('second\r');
-    await until(() => shows('then second'), 'typing through the new attach', poll);
-
+    // (read in the transcript: the session ends on it, and tmux clears the pane as it ends)
+    const transcript = () => readFileSync(spec.logPath, 'utf8');
+    await until(() => transcript().includes('then second'), 'typing through the new attach', poll);
     expect(await session.exited).toEqual({ code: 0, signal: null });
-    expect(readFileSync(spec.logPath, 'utf8')).toContain('then second');
-    for (const pid of attachPids(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
+    // The pane shows how the executor left it (not tmux's "[exited]" on an empty screen).
+    expect(screen.lines().filter((line) => line.trim() !== '')).toEqual([
+      'hello from the machine',
+      'first',
+      'got first',
+      'second',
+      'then second',
+    ]);
+    for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
   });
 
   it('ends its attaches when it is disposed and leaves the session running there', async () => {
@@ -96,7 +108,7 @@ describe('the machine host in the TUI', () => {
     const session = await host.open(remoteLaunch(machine, batch, 'd', ['sh', '-c', 'echo up; read x']));
     await until(() => session.screen!.lines().some((l) => l.includes('up')), 'the pane', poll);
     await host.dispose();
-    for (const pid of attachPids(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
+    for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
     expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-d-1`]);
     killSessionsOf(batch); // (the test's own cleanup: lanes never ends it on dispose)
   });
