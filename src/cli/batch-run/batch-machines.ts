@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { badInput } from '../../core/basics/errors.js';
+import { noMachineLeft } from '../../core/machines/machines.js';
 import type { Plan } from '../../core/plan/plan.js';
 import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
 import type { TickPorts } from '../../core/ports/tick-ports.js';
@@ -77,25 +78,12 @@ export async function openMachinePool(
     },
     executorPrograms(plan, config),
   );
-  const views = pool.currentViews();
-  if (views.every((v) => v.state === 'left out')) {
+  const none = noMachineLeft(pool.currentViews());
+  if (none !== null) {
     await pool.close();
-    throw badInput(
-      'preflight_failed',
-      `no machine can run lanes:\n${views.map((v) => `  ${v.name}: ${v.reason ?? v.state}`).join('\n')}`,
-    );
+    throw badInput('preflight_failed', none);
   }
   return pool;
-}
-
-/** The confirmation's lines about the machines: each with its slots and state (and why it is left out). */
-export function describeMachines(pool: MachinePool): string[] {
-  return pool
-    .currentViews()
-    .map(
-      (v) =>
-        `  machine ${v.name}: ${v.slots} slot${v.slots === 1 ? '' : 's'}, ${v.state}${v.reason ? ` (${v.reason})` : ''}`,
-    );
 }
 
 /** The pool wired into one batch's coordinator (ports, worktrees, host, tick input). */

@@ -14,7 +14,7 @@ import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batc
 import { preloadTui, runTui } from '../batch-run/lazy-tui.js';
 import { HOSTS } from '../../hosts/hosts.js';
 import { loadConfig } from '../../store/config-file.js';
-import { describeMachines, openMachinePool } from '../batch-run/batch-machines.js';
+import { openMachinePool } from '../batch-run/batch-machines.js';
 
 const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
 
@@ -57,7 +57,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const command = ['lanes', 'start', ...argv].join(' ');
   // Each machine checked before anything is written: one that fails is named and left out.
   const machines = values['no-run'] ? null : await openMachinePool(repo, loadConfig(repo.root), plan);
-  const machineLines = machines ? describeMachines(machines) : [];
+  if (machines) checked.machines = machines.currentViews();
   if (drawing) {
     const create = async () => {
       const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
@@ -67,10 +67,10 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
     const tuiHost = chooseHost(host, true);
     if (values.yes)
       return runTui({ repo, batchId: plan.batch, host: tuiHost, lock: await create(), machines });
-    const lines = [...describePlan(plan, checked).trimEnd().split('\n'), ...machineLines];
+    const lines = describePlan(plan, checked).trimEnd().split('\n');
     return runTui({ repo, batchId: plan.batch, host: tuiHost, confirm: { lines, create }, machines });
   }
-  if (!values.json) ctx.stderr(describePlan(plan, checked) + machineLines.map((l) => `${l}\n`).join(''));
+  if (!values.json) ctx.stderr(describePlan(plan, checked));
   if (!values.yes && !(await askConfirmation('Start this batch? [y/N] '))) {
     await machines?.close();
     ctx.stderr('not confirmed; nothing was written\n');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MachineView } from '../../core/machines/machines.js';
 import { repoId } from '../protocol.js';
 import { MachineLink } from './machine-link.js';
 import { MachineObjects } from './objects.js';
@@ -33,12 +34,7 @@ export interface PoolOptions {
   sideScript: string;
 }
 
-export interface MachineView {
-  name: string;
-  slots: number;
-  state: 'ready' | 'left out' | 'reconnecting' | 'lost';
-  reason?: string;
-}
+export type { MachineView };
 
 export const DEFAULT_ROOT = '~/.cache/lanes';
 /** How long the check at the start waits for a machine that does not answer. */
