@@ -125,13 +125,17 @@ export class MachineLink implements MachineClient {
    */
   callSync<T>(op: string, args: unknown): T {
     const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
-    const argv = this.connection.argv(['node', `${this.root}/machine.js`, 'op']);
-    const r = spawnSync(argv[0]!, argv.slice(1), {
-      input: request,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return this.answer<T>(op, { exitCode: r.status ?? 255, stdout: r.stdout ?? '', stderr: r.stderr ?? '' });
+    const line = shellLine(['node', `${this.root}/machine.js`, 'op']);
+    const run = (shared: boolean) => {
+      const argv = this.connection.argvForLine(line, { shared });
+      const r = spawnSync(argv[0]!, argv.slice(1), { input: request, encoding: 'utf8', maxBuffer: 64 << 20 });
+      return { exitCode: r.status ?? SSH_FAILED, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+    };
+    // (the shared connection dropped: the master is made again beside the loop, which this
+    // read blocks, so it makes one connection of its own)
+    let r = run(true);
+    if (r.exitCode === SSH_FAILED) r = run(false);
+    return this.answer<T>(op, r);
   }
 
   sshArgv(remote: readonly string[], options: { tty?: boolean } = {}): string[] {

@@ -43,17 +43,21 @@ export class SshConnection {
   ) {}
 
   /** ssh's options of every command on this connection, before the destination. */
-  private options(): string[] {
-    return ['-o', 'BatchMode=yes', '-o', 'ControlMaster=no', '-o', `ControlPath=${this.target.controlPath}`];
+  private options(shared = true): string[] {
+    const path = shared ? this.target.controlPath : 'none';
+    return ['-o', 'BatchMode=yes', '-o', 'ControlMaster=no', '-o', `ControlPath=${path}`];
   }
 
-  /** The argv of `ssh … <destination> -- <line>` through the shared connection. */
-  argvForLine(line: string, options: { tty?: boolean } = {}): string[] {
+  /**
+   * The argv of `ssh … <destination> -- <line>` through the shared connection (`shared`
+   * false: a connection of its own, for a synchronous read while the shared one is down).
+   */
+  argvForLine(line: string, options: { tty?: boolean; shared?: boolean } = {}): string[] {
     const [program, ...rest] = this.target.sshCommand;
     return [
       program!,
       ...rest,
-      ...this.options(),
+      ...this.options(options.shared ?? true),
       ...(options.tty ? ['-t'] : []),
       this.target.destination,
       '--',
@@ -91,7 +95,8 @@ export class SshConnection {
       try {
         await this.ensureMaster();
         const result = await attempt();
-        if (result.exitCode !== SSH_FAILED || this.masterAlive()) {
+        // (255 is ssh's own failure: the connection went, even when the master's end is not heard yet)
+        if (result.exitCode !== SSH_FAILED) {
           this.unreachableSince = null;
           return result;
         }

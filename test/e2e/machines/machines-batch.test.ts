@@ -1,14 +1,16 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
+import { until } from '../../helpers/until.js';
 import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
 import {
   integratedTasks,
   lanesProcess,
   leanRepo,
   readRecord,
+  spawnLanes,
   worktreePaths,
   writePlan,
 } from '../reliability/support.js';
@@ -146,4 +148,54 @@ describe('a batch on two machines', () => {
     expect(readRecord(repo, 'none')).toBeNull();
     expect(existsSync(join(repo, '.git', 'lanes', 'batches'))).toBe(false);
   }, 60_000);
+
+  it('goes on through dropped connections: each child once, no QA failure counted', async (test) => {
+    const repo = await machineRepo(fixture);
+    const gated = ['k1', 'k2', 'k3', 'k4'];
+    for (const m of fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
+    const plan = writePlan({
+      batch: 'drop',
+      executor: 'script',
+      max_parallel: 4,
+      children: gated.map((id) => ({
+        id,
+        goal: `write who ran ${id} once the gate is open`,
+        scope: [`who/${id}.txt`],
+        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+        run: `while [ ! -f "$HOME/gate" ]; do sleep 0.1; done; mkdir -p who && id -un >> who/${id}.txt`,
+      })),
+    });
+    const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    await until(
+      () => readRecord(repo, 'drop')?.children.every((c) => c.state === 'enrolled'),
+      'every child enrolled on its machine',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    // The coordinator's ssh masters (one a machine), found by their control paths.
+    const masters = async () => {
+      const r = await execa(
+        'pgrep',
+        ['-f', `ControlMaster=yes -o ControlPath=${join(repo, '.git', 'lanes', 'ssh')}/`],
+        {
+          reject: false,
+        },
+      );
+      return String(r.stdout).split('\n').filter(Boolean).map(Number);
+    };
+    const before = await masters();
+    expect(before).toHaveLength(2);
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    for (const m of fixture.machines) writeFileSync(join(m.home, 'gate'), '');
+    const r = await run;
+    expect(r.exitCode, `${String(r.stdout)}\n${String(r.stderr)}`).toBe(0);
+    const record = readRecord(repo, 'drop')!;
+    expect(record.batch_state).toBe('completed');
+    expect((await integratedTasks(repo, 'main..batch/drop')).sort()).toEqual(gated);
+    for (const child of record.children) {
+      expect(child.qa_failures, child.task_id).toBe(0);
+      const lines = (await git(repo, 'show', `batch/drop:who/${child.task_id}.txt`)).trim().split('\n');
+      expect(lines, child.task_id).toHaveLength(1); // (it ran once)
+    }
+    expect(await leftOnMachines(fixture)).toEqual([]);
+  }, 180_000);
 });
