@@ -198,4 +198,58 @@ describe('a batch on two machines', () => {
     }
     expect(await leftOnMachines(fixture)).toEqual([]);
   }, 180_000);
+
+  it('finds its remote lanes again after kill -9 of the coordinator: lanes resume completes, each child once', async (test) => {
+    const repo = await machineRepo(fixture);
+    const gated = ['r1', 'r2', 'r3', 'r4'];
+    for (const m of fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
+    const plan = writePlan({
+      batch: 'crash',
+      executor: 'script',
+      max_parallel: 4,
+      children: gated.map((id) => ({
+        id,
+        goal: `write who ran ${id} once the gate is open`,
+        scope: [`who/${id}.txt`],
+        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+        run: `while [ ! -f "$HOME/gate" ]; do sleep 0.1; done; mkdir -p who && id -un >> who/${id}.txt`,
+      })),
+    });
+    const first = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    // Every executor running in its tmux session on its machine, then the coordinator killed.
+    await until(
+      async () => {
+        const running = await Promise.all(
+          fixture.machines.map((m) =>
+            fixture.ssh(
+              m,
+              'tmux -L lanes list-sessions -F "#{session_name}" 2>/dev/null | grep -c crash || true',
+            ),
+          ),
+        );
+        return running.reduce((n, r) => n + Number(r.stdout.trim() || 0), 0) === gated.length;
+      },
+      'four sessions running on the machines',
+      { timeoutMs: 60_000, everyMs: 200 },
+    );
+    first.kill('SIGKILL');
+    await first;
+    for (const m of fixture.machines) writeFileSync(join(m.home, 'gate'), '');
+    const r = await lanesProcess(['-C', repo, 'resume', 'crash', '--headless']);
+    expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const record = readRecord(repo, 'crash')!;
+    expect(record.batch_state).toBe('completed');
+    expect((await integratedTasks(repo, 'main..batch/crash')).sort()).toEqual(gated);
+    // (the masters the killed coordinator left were ended by the resume's, which ended with it)
+    const ssh = await execa('pgrep', ['-f', `ControlPath=${join(repo, '.git', 'lanes', 'ssh')}/`], {
+      reject: false,
+    });
+    expect(String(ssh.stdout)).toBe('');
+    for (const child of record.children) {
+      expect(child.qa_failures, child.task_id).toBe(0);
+      const lines = (await git(repo, 'show', `batch/crash:who/${child.task_id}.txt`)).trim().split('\n');
+      expect(lines, child.task_id).toHaveLength(1); // (it ran once)
+    }
+    expect(await leftOnMachines(fixture)).toEqual([]);
+  }, 180_000);
 });
