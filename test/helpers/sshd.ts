@@ -31,7 +31,7 @@ export interface SshMachines {
   sshCommand: string[];
   /** Runs `remote` (one shell line) on a machine as its user; never throws. */
   ssh(machine: SshMachine, remote: string): Promise<{ exitCode: number; stdout: string; stderr: string }>;
-  /** Kills the sshd of a machine (its connections drop); `start` brings it back on the same port. */
+  /** Kills the listening sshd of a machine (connections made stay up); `startSshd` brings it back on the same port. */
   stopSshd(machine: SshMachine): Promise<void>;
   startSshd(machine: SshMachine): Promise<void>;
   /** Every process of the machines' users killed, the sshd stopped, the users and homes removed. */
@@ -192,7 +192,8 @@ export async function startSshMachines(count = 2): Promise<SshMachines> {
           `AllowUsers ${user}`,
           'AllowStreamLocalForwarding yes',
           'StreamLocalBindUnlink yes',
-          'AllowTcpForwarding no',
+          // (sshd applies AllowTcpForwarding to a remote socket forward too: the hook's `-R` needs remote)
+          'AllowTcpForwarding remote',
           'X11Forwarding no',
           // Every op of lanes is a session on the one shared connection.
           'MaxSessions 64',

@@ -108,6 +108,8 @@ export function wireMachines(
     lanePath: (machine, task) => pool.remotes.get(machine)?.lanePath(batchId, task) ?? null,
     machineOf: (path) => router.byPath(path)?.name ?? 'local',
     prepare: (path, logPathFor) => (qa ? qa.prepare(path, logPathFor) : Promise.resolve(null)),
+    hookArgv: (machine) => pool.hookArgv(machine),
+    forwardHook: (machine, local) => pool.forwardHook(machine, batchId, local),
   };
   return {
     pool,

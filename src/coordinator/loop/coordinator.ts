@@ -115,11 +115,9 @@ export class Coordinator {
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
     };
-    const runnerOptions = {
-      clock: ports.clock,
-      worktrees,
-      endAttempt: (child: ChildRecord, exit: ExitInfo & { host: string }) => this.endAttempt(child, exit),
-    };
+    const endAttempt = (child: ChildRecord, exit: ExitInfo & { host: string }) =>
+      this.endAttempt(child, exit);
+    const runnerOptions = { clock: ports.clock, worktrees, endAttempt, machines };
     this.plan = store.readPlan();
     this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
     this.effects = new Effects({ jobs: this.jobs, runner: this.runner });

@@ -10,6 +10,7 @@ import { preflightMachine } from './preflight.js';
 import { RemoteMachine } from './remote-machine.js';
 import { MachineRouter } from './router.js';
 import { SshConnection } from './ssh-connection.js';
+import { shellLine } from './shell-quote.js';
 
 // The machines of a batch as the coordinator holds them: one shared connection and op
 // client each, checked at the start (a machine that fails is left out, with its reason),
@@ -51,6 +52,7 @@ export function controlPath(stateDir: string, machine: string): string {
 export class MachinePool {
   readonly remotes = new Map<string, RemoteMachine>();
   readonly views: MachineView[] = [];
+  private readonly forwarded = new Map<string, string>();
   readonly router: MachineRouter;
 
   private constructor(
@@ -135,6 +137,39 @@ export class MachinePool {
           ? { ...v, state: 'reconnecting' }
           : v,
     );
+  }
+
+  /**
+   * The coordinator's hook socket of `machine` forwarded there at `<root>/sock/<batch>.sock`
+   * (`ssh -R` on the shared connection, made again with it), in a 0700 folder; once a machine.
+   */
+  async forwardHook(machine: string, batch: string, local: string): Promise<void> {
+    const m = this.remotes.get(machine);
+    if (!m) throw new Error(`machine ${machine} is not in the pool`);
+    const remote = `${m.link.root}/sock/${batch}.sock`;
+    const spec = `${remote}:${local}`;
+    if (this.forwarded.get(machine) === spec) return;
+    // (a socket left from before is replaced: not every sshd has StreamLocalBindUnlink)
+    const r = await m.link.connection.run(
+      shellLine([
+        'sh',
+        '-c',
+        'umask 077 && mkdir -p "$1" && chmod 700 "$1" && rm -f "$2"',
+        'sh',
+        `${m.link.root}/sock`,
+        remote,
+      ]),
+    );
+    if (r.exitCode !== 0)
+      throw new Error(`machine ${machine}: cannot make its hook socket folder: ${r.stderr.trim()}`);
+    await m.link.connection.forward(spec);
+    this.forwarded.set(machine, spec);
+  }
+
+  /** The hook an agent on `machine` runs: lanes' side script there. */
+  hookArgv(machine: string): string[] {
+    const m = this.remotes.get(machine);
+    return ['node', `${m?.link.root ?? '~/.cache/lanes'}/machine.js`, 'hook'];
   }
 
   /** Every worktree, branch, session and run folder of `batch` on every machine that answers. */
