@@ -128,7 +128,7 @@ export function wireMachines(
     coordinator,
     async close() {
       const record = store.readRecord();
-      if (TERMINAL_BATCH_STATES.has(record.batch_state)) await pool.cleanBatch(batchId);
+      if (TERMINAL_BATCH_STATES.has(record.batch_state)) await pool.cleanBatch(batchId, record.children);
       await pool.close();
     },
   };

@@ -6,6 +6,7 @@ import type { MachineView } from '../../core/machines/machines.js';
 import { repoId } from '../protocol.js';
 import { MachineLink } from './machine-link.js';
 import { MachineObjects } from './objects.js';
+import { keepRemoteWork, type RemoteLane } from './keep-remote-work.js';
 import { preflightMachine } from './preflight.js';
 import { RemoteMachine } from './remote-machine.js';
 import { MachineRouter } from './router.js';
@@ -172,8 +173,12 @@ export class MachinePool {
     return ['node', `${m?.link.root ?? '~/.cache/lanes'}/machine.js`, 'hook'];
   }
 
-  /** Every worktree, branch, session and run folder of `batch` on every machine that answers. */
-  async cleanBatch(batch: string): Promise<void> {
+  /**
+   * Every worktree, branch, session and run folder of `batch` on every machine that answers,
+   * the work of its lanes that were not integrated brought home first (keep-remote-work.ts).
+   */
+  async cleanBatch(batch: string, children: readonly RemoteLane[] = []): Promise<void> {
+    await keepRemoteWork(this.options.repoRoot, this.remotes, children);
     await Promise.all(
       [...this.remotes.values()].map((m) => m.link.call('batch.clean', { batch }).catch(() => undefined)),
     );

@@ -252,4 +252,43 @@ describe('a batch on two machines', () => {
     }
     expect(await leftOnMachines(fixture)).toEqual([]);
   }, 180_000);
+
+  it('cancelled: the lanes go from the machines, and their work is kept on their branches here', async (test) => {
+    const repo = await machineRepo(fixture);
+    const plan = writePlan({
+      batch: 'cxl',
+      executor: 'script',
+      max_parallel: 2,
+      children: ['x1', 'x2'].map((id) => ({
+        id,
+        goal: `write who ran ${id}, then wait`,
+        scope: [`who/${id}.txt`],
+        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+        run: `mkdir -p who && id -un > who/${id}.txt && while :; do sleep 0.1; done`,
+      })),
+    });
+    const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    await until(
+      () => {
+        const children = readRecord(repo, 'cxl')?.children ?? [];
+        return (
+          children.length === 2 &&
+          children.every((c) => c.lane && existsSync(join(c.lane.path, 'who', `${c.task_id}.txt`)))
+        );
+      },
+      'both children wrote who ran them',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    const cancel = await lanesProcess(['-C', repo, 'cancel', 'cxl']);
+    expect(cancel.exitCode, cancel.stderr).toBe(0);
+    await run;
+    expect(readRecord(repo, 'cxl')!.batch_state).toBe('cancelled');
+    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    for (const child of readRecord(repo, 'cxl')!.children) {
+      const who = (await git(repo, 'show', `lane/cxl/${child.task_id}:who/${child.task_id}.txt`)).trim();
+      expect(who, child.task_id).toBe(users.get((child as { machine?: string }).machine!));
+    }
+    expect(await worktreePaths(repo)).toEqual([repo]);
+    expect(await leftOnMachines(fixture)).toEqual([]);
+  }, 120_000);
 });
