@@ -94,7 +94,8 @@ async function killProcessesOf(user: string): Promise<void> {
   );
 }
 
-export async function startSshMachines(count = 2): Promise<SshMachines> {
+/** `forwarding` false: the sshd refuses socket forwards (as a locked-down one would). */
+export async function startSshMachines(count = 2, { forwarding = true } = {}): Promise<SshMachines> {
   const dir = tempDir('lanes-sshd-');
   chmodSync(dir, 0o700);
   const tag = `${process.pid.toString(36)}${Date.now().toString(36).slice(-4)}`;
@@ -190,7 +191,7 @@ export async function startSshMachines(count = 2): Promise<SshMachines> {
           'UsePAM no',
           'PermitRootLogin no',
           `AllowUsers ${user}`,
-          'AllowStreamLocalForwarding yes',
+          `AllowStreamLocalForwarding ${forwarding ? 'yes' : 'no'}`,
           'StreamLocalBindUnlink yes',
           // (sshd applies AllowTcpForwarding to a remote socket forward too: the hook's `-R` needs remote)
           'AllowTcpForwarding remote',

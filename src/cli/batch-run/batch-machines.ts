@@ -30,15 +30,20 @@ export function sideScriptPath(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'machine.js');
 }
 
-/** The programs a machine must have for the plan's executors (each profile's first word). */
-export function executorPrograms(plan: Plan, config: Config): string[] {
-  const profiles = executorProfiles(config);
-  const names = new Set(
+/** The executor profiles the plan's children name (their own, the plan's, the config's default). */
+function executorNames(plan: Plan, config: Config): Set<string> {
+  return new Set(
     plan.children.flatMap((c) => {
       const name = c.executor ?? plan.executor ?? config.default_executor ?? (c.run ? 'script' : undefined);
       return name ? [name] : [];
     }),
   );
+}
+
+/** The programs a machine must have for the plan's executors (each profile's first word). */
+export function executorPrograms(plan: Plan, config: Config): string[] {
+  const profiles = executorProfiles(config);
+  const names = executorNames(plan, config);
   const programs = [...names].flatMap((n) => {
     const program = profiles[n]?.argv[0];
     return program && !program.includes('{') ? [program] : [];
@@ -75,6 +80,8 @@ export async function openMachinePool(
       stateDir: repo.stateDir,
       repoRoot: repo.root,
       sideScript: sideScriptPath(),
+      // (an agent's turn ends through the hook socket; a script has none)
+      needsHook: [...executorNames(plan, config)].some((n) => n !== 'script'),
     },
     executorPrograms(plan, config),
   );

@@ -34,6 +34,8 @@ export interface PoolOptions {
   repoRoot: string;
   /** The side script here (dist/lanes/machine.js). */
   sideScript: string;
+  /** Agents run there: their hook socket must be forwardable (checked at the start). */
+  needsHook?: boolean;
 }
 
 export type { MachineView };
@@ -91,7 +93,7 @@ export class MachinePool {
           root: m.root ?? DEFAULT_ROOT,
           repo,
         });
-        const checked = await preflightMachine(link, programs);
+        const checked = await preflightMachine(link, programs, options.needsHook ?? false);
         if (!checked.ok) {
           await connection.close();
           pool.views.push({ name: m.name, slots: m.slots, state: 'left out', reason: checked.reason ?? '' });

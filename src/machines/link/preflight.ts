@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MachineLink } from './machine-link.js';
 import { shellLine } from './shell-quote.js';
 
@@ -22,6 +24,7 @@ function gitTooOld(version: string | null): boolean {
 export async function preflightMachine(
   link: MachineLink,
   programs: readonly string[],
+  needsHook = false,
 ): Promise<PreflightResult> {
   let hello;
   try {
@@ -50,5 +53,31 @@ export async function preflightMachine(
   const missing = lines.filter((l) => l.startsWith('missing:')).map((l) => l.slice('missing:'.length));
   if (missing.length) return { ok: false, reason: `not found there: ${missing.join(', ')}` };
   if (r.exitCode !== 0) return { ok: false, reason: r.stderr.trim() || `exit ${r.exitCode}` };
+  if (needsHook && !(await forwardsSockets(link)))
+    return {
+      ok: false,
+      reason:
+        'its sshd refuses a socket forward (an agent hook needs AllowStreamLocalForwarding and AllowTcpForwarding yes or remote)',
+    };
   return { ok: true };
+}
+
+/** Whether the machine's sshd takes `ssh -R <socket>:<socket>` (the agents' hook socket). */
+async function forwardsSockets(link: MachineLink): Promise<boolean> {
+  const dir = `${link.root}/sock`;
+  const probe = `${dir}/probe-${process.pid}.sock`;
+  await link.connection.run(
+    shellLine(['sh', '-c', 'umask 077 && mkdir -p "$1" && chmod 700 "$1"', 'sh', dir]),
+  );
+  // (the local end is only dialled when something connects there: none is needed)
+  const spec = `${probe}:${join(tmpdir(), `lanes-probe-${process.pid}.sock`)}`;
+  try {
+    await link.connection.forward(spec);
+  } catch {
+    return false;
+  } finally {
+    await link.connection.cancelForward(spec).catch(() => undefined);
+    await link.connection.run(shellLine(['rm', '-f', probe])).catch(() => undefined);
+  }
+  return true;
 }

@@ -52,6 +52,7 @@ describe('the hook socket of a machine', () => {
         stateDir: join(repo, '.git', 'lanes'),
         repoRoot: repo,
         sideScript: SIDE,
+        needsHook: true,
       },
       ['sh'],
     );
@@ -111,4 +112,36 @@ describe("a machine's socket on the coordinator", () => {
       await channel.close();
     }
   });
+});
+
+describe('a machine whose sshd refuses socket forwards', () => {
+  it('is left out at the start when agents run (their hook needs it), and taken for scripts', async () => {
+    const fixture = await startSshMachines(1, { forwarding: false });
+    const repo = await makeRepo();
+    try {
+      const open = (needsHook: boolean) =>
+        MachinePool.open(
+          {
+            machines: [{ name: 'm1', ssh: 'm1', slots: 1 }],
+            sshCommand: fixture.sshCommand,
+            machineTimeoutMs: 20_000,
+            stateDir: join(repo, '.git', 'lanes'),
+            repoRoot: repo,
+            sideScript: SIDE,
+            needsHook,
+          },
+          ['sh'],
+        );
+      const agents = await open(true);
+      const [view] = agents.currentViews();
+      await agents.close();
+      expect(view).toMatchObject({ name: 'm1', state: 'left out' });
+      expect(view!.reason).toContain('refuses a socket forward');
+      const scripts = await open(false);
+      expect(scripts.currentViews()[0]!.state).toBe('ready');
+      await scripts.close();
+    } finally {
+      await fixture.close();
+    }
+  }, 60_000);
 });
