@@ -291,4 +291,55 @@ describe('a batch on two machines', () => {
     expect(await worktreePaths(repo)).toEqual([repo]);
     expect(await leftOnMachines(fixture)).toEqual([]);
   }, 120_000);
+
+  it('a dropped lane on a machine: the batch goes on, and the lane is gone from the machine with its work kept here', async (test) => {
+    const repo = await machineRepo(fixture);
+    const plan = writePlan({
+      batch: 'drp',
+      executor: 'script',
+      max_parallel: 2,
+      children: [
+        {
+          id: 'stuck',
+          goal: 'write who ran it, then never end',
+          scope: ['who/stuck.txt'],
+          acceptance: [{ id: 'written', run: ['test', '-s', 'who/stuck.txt'] }],
+          run: 'mkdir -p who && id -un > who/stuck.txt && while :; do sleep 0.1; done',
+        },
+        {
+          id: 'fine',
+          goal: 'write who ran it',
+          scope: ['who/fine.txt'],
+          acceptance: [{ id: 'written', run: ['test', '-s', 'who/fine.txt'] }],
+          run: 'mkdir -p who && id -un > who/fine.txt',
+        },
+      ],
+    });
+    const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    await until(
+      () => {
+        const stuck = readRecord(repo, 'drp')?.children.find((c) => c.task_id === 'stuck');
+        return stuck?.lane && existsSync(join(stuck.lane.path, 'who', 'stuck.txt'));
+      },
+      'the stuck child wrote who ran it',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    const drop = await lanesProcess(['-C', repo, 'drop', 'drp', 'stuck']);
+    expect(drop.exitCode, drop.stderr).toBe(0);
+    const r = await run;
+    const record = readRecord(repo, 'drp')!;
+    expect(record.children.map((c) => [c.task_id, c.state])).toEqual([
+      ['stuck', 'dropped'],
+      ['fine', 'released'],
+    ]);
+    expect(await integratedTasks(repo, 'main..batch/drp')).toEqual(['fine']);
+    expect(r.exitCode, `${String(r.stdout)}\n${String(r.stderr)}`).not.toBe(1);
+    const stuck = record.children[0]!;
+    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    expect((await git(repo, 'show', 'lane/drp/stuck:who/stuck.txt')).trim()).toBe(
+      users.get((stuck as { machine?: string }).machine!),
+    );
+    expect(await worktreePaths(repo)).toEqual([repo]);
+    expect(await leftOnMachines(fixture)).toEqual([]);
+  }, 120_000);
 });
