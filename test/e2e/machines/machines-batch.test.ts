@@ -342,4 +342,50 @@ describe('a batch on two machines', () => {
     expect(await worktreePaths(repo)).toEqual([repo]);
     expect(await leftOnMachines(fixture)).toEqual([]);
   }, 120_000);
+
+  it('lanes clean of a batch whose coordinator was killed removes what it left on the machines', async (test) => {
+    const repo = await machineRepo(fixture);
+    const plan = writePlan({
+      batch: 'cln',
+      executor: 'script',
+      max_parallel: 2,
+      children: ['y1', 'y2'].map((id) => ({
+        id,
+        goal: `write who ran ${id}, then wait`,
+        scope: [`who/${id}.txt`],
+        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+        run: `mkdir -p who && id -un > who/${id}.txt && while :; do sleep 0.1; done`,
+      })),
+    });
+    const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    await until(
+      () => {
+        const children = readRecord(repo, 'cln')?.children ?? [];
+        return (
+          children.length === 2 &&
+          children.every((c) => c.lane && existsSync(join(c.lane.path, 'who', `${c.task_id}.txt`)))
+        );
+      },
+      'both children wrote who ran them',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    run.kill('SIGKILL');
+    await run;
+    expect((await leftOnMachines(fixture)).length).toBeGreaterThan(0);
+    const cancel = await lanesProcess(['-C', repo, 'cancel', 'cln']);
+    expect(cancel.exitCode, cancel.stderr).toBe(0);
+    const cancelled = readRecord(repo, 'cln')!;
+    const clean = await lanesProcess(['-C', repo, 'clean', 'cln']);
+    expect(clean.exitCode, clean.stderr).toBe(0);
+    expect(await leftOnMachines(fixture)).toEqual([]);
+    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    for (const child of cancelled.children) {
+      const who = (await git(repo, 'show', `lane/cln/${child.task_id}:who/${child.task_id}.txt`)).trim();
+      expect(who, child.task_id).toBe(users.get((child as { machine?: string }).machine!));
+    }
+    const ssh = await execa('pgrep', ['-f', `ControlPath=${join(repo, '.git', 'lanes', 'ssh')}/`], {
+      reject: false,
+    });
+    expect(String(ssh.stdout)).toBe('');
+  }, 120_000);
 });
