@@ -112,6 +112,7 @@ export function wireMachines(
     slots: views.filter((v) => v.state !== 'left out').map((v) => ({ name: v.name, slots: v.slots })),
     unreachable: () => pool.unreachableMachines(),
     lost: () => pool.lostMachines(),
+    watch: (wake) => pool.watch(wake),
     lanePath: (machine, task) => pool.remotes.get(machine)?.lanePath(batchId, task) ?? null,
     machineOf: (path) => router.byPath(path)?.name ?? 'local',
     prepare: (path, logPathFor) => (qa ? qa.prepare(path, logPathFor) : Promise.resolve(null)),

@@ -203,6 +203,7 @@ export class Coordinator {
       this.options.laneCheckMs ?? LANE_CHECK_MS,
     );
     timer.unref();
+    const unwatch = this.options.machines?.watch?.(() => this.signal()); // (a machine away, back, lost)
     this.waysOut.watchRequests();
     let inFlight = new Set<string>();
     try {
@@ -261,6 +262,7 @@ export class Coordinator {
       }
     } finally {
       clearInterval(timer);
+      unwatch?.();
       this.waysOut.stopWatching();
       await this.jobs.idle();
       await this.runner.dispose();

@@ -12,6 +12,8 @@ export interface CoordinatorMachines extends StewardMachines, AttemptMachines {
   unreachable(): string[];
   /** Machines gone longer than machine_timeout. */
   lost(): string[];
+  /** Calls `wake` whenever a machine stops or starts answering, or is lost (a tick is due); the stop. */
+  watch?(wake: () => void): () => void;
 }
 
 /** The tick's machines (TickInput.machines …): nothing without a pool. */

@@ -129,6 +129,19 @@ export class MachinePool {
       .map((m) => m.name);
   }
 
+  /** Calls `wake` when the unreachable or lost machines change (polled each second); the stop. */
+  watch(wake: () => void, everyMs = 1000): () => void {
+    const state = () => `${this.unreachableMachines().join(',')}|${this.lostMachines().join(',')}`;
+    let last = state();
+    const timer = setInterval(() => {
+      const now = state();
+      if (now !== last) wake();
+      last = now;
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Each machine as it is now (the left out ones as the start found them). */
   currentViews(now = Date.now()): MachineView[] {
     const unreachable = new Set(this.unreachableMachines(now));

@@ -26,13 +26,19 @@ const CHILDREN = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
 /** A machine nothing answers for (a refused connection on loopback). */
 const AWAY = { name: 'm3', ssh: 'ssh://nobody@127.0.0.9:1', slots: 3 };
 
-async function machineRepo(fixture: SshMachines, extra: object[] = [], only?: object[]): Promise<string> {
+async function machineRepo(
+  fixture: SshMachines,
+  extra: object[] = [],
+  only?: object[],
+  more: object = {},
+): Promise<string> {
   const repo = await leanRepo();
   writeFileSync(
     join(repo, 'lanes.config.json'),
     `${JSON.stringify({
       machines: only ?? [...fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })), ...extra],
       ssh_command: fixture.sshCommand,
+      ...more,
     })}\n`,
   );
   await git(repo, 'add', 'lanes.config.json');
@@ -387,5 +393,51 @@ describe('a batch on two machines', () => {
       reject: false,
     });
     expect(String(ssh.stdout)).toBe('');
+  }, 120_000);
+
+  it('a machine gone longer than machine_timeout: its lane parks machine_lost, the other machine goes on', async (test) => {
+    // (machine_timeout 0.05 minutes: 3 s)
+    const repo = await machineRepo(fixture, [], undefined, { machine_timeout: 0.05 });
+    const m2 = fixture.machines[1]!;
+    const plan = writePlan({
+      batch: 'lost',
+      executor: 'script',
+      max_parallel: 2,
+      children: ['l1', 'l2'].map((id) => ({
+        id,
+        goal: `write who ran ${id}; on m2, then wait`,
+        scope: [`who/${id}.txt`],
+        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+        run: `mkdir -p who && id -un > who/${id}.txt && if [ "$(id -un)" = ${m2.user} ]; then while :; do sleep 0.1; done; fi`,
+      })),
+    });
+    const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
+    const onM2 = await until(
+      () => {
+        const c = readRecord(repo, 'lost')?.children.find(
+          (x) => (x as { machine?: string }).machine === 'm2',
+        );
+        return c?.lane && existsSync(join(c.lane.path, 'who', `${c.task_id}.txt`)) ? c.task_id : null;
+      },
+      'the child on m2 running',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    // m2 goes away: its sshd stops and the connection there drops.
+    await fixture.stopSshd(m2);
+    const masters = await execa('pgrep', ['-f', `ControlPath=${join(repo, '.git', 'lanes', 'ssh')}/m2`], {
+      reject: false,
+    });
+    for (const pid of String(masters.stdout).split('\n').filter(Boolean))
+      process.kill(Number(pid), 'SIGKILL');
+    const r = await run;
+    await fixture.startSshd(m2);
+    const record = readRecord(repo, 'lost')!;
+    const parked = record.children.find((c) => c.task_id === onM2)!;
+    expect(parked.state, `${String(r.stdout)}\n${String(r.stderr)}`).toBe('needs_human');
+    expect(parked.reason).toBe('machine_lost: m2');
+    expect(parked.qa_failures).toBe(0);
+    const other = record.children.find((c) => c.task_id !== onM2)!;
+    expect(other.state).toBe('released');
+    expect(r.exitCode).toBe(3);
   }, 120_000);
 });
