@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { git } from '../../git/runner/git.js';
 import { listWorktrees } from '../../git/worktree/worktrees.js';
 import type { OpValues, ParsedOpArgs } from '../protocol.js';
+import { withCacheLock } from './cache-lock.js';
 import { isInside } from './place.js';
 import type { Place } from './place.js';
 import { dropNote, readNotes } from './sessions.js';
@@ -19,8 +20,11 @@ export async function cleanBatch(
   place: Place,
 ): Promise<OpValues['batch.clean']> {
   const sessions = await endSessions(place, batch);
+  const cache = place.cache;
   const { worktrees, branches } =
-    place.cache === null ? { worktrees: [], branches: [] } : await cleanCache(place, place.cache, batch);
+    cache === null
+      ? { worktrees: [], branches: [] }
+      : await withCacheLock(cache, () => cleanCache(place, cache, batch));
   const runs: string[] = [];
   const run = join(place.root, 'runs', batch);
   if (existsSync(run)) {

@@ -3,6 +3,7 @@ import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import { RepoGit } from '../../git/ports/repo-git.js';
 import { resolveCommit } from '../../git/runner/commits.js';
 import type { OpValues, ParsedOpArgs } from '../protocol.js';
+import { withCacheLock } from './cache-lock.js';
 import { insideRoot, needCache } from './place.js';
 import type { Place } from './place.js';
 
@@ -89,6 +90,24 @@ export function isLaneOp(op: string): op is LaneOp {
   return op in LANE_OPS;
 }
 
+/** The ops that only read files and objects: they run beside anything (the rest take turns). */
+const READS: ReadonlySet<string> = new Set([
+  'wt.exists',
+  'wt.isClean',
+  'wt.isUnpopulated',
+  'wt.branchTip',
+  'wt.onBranch',
+  'wt.headOf',
+  'wt.branchAt',
+  'wt.lookAtFiles',
+  'wt.changedAtExit',
+  'wt.realpath',
+  'git.offerFacts',
+  'git.changedPaths',
+  'git.findDelivery',
+  'git.conflictMarkers',
+]);
+
 export function runLaneOp<Op extends LaneOp>(
   op: Op,
   args: ParsedOpArgs<Op>,
@@ -96,7 +115,9 @@ export function runLaneOp<Op extends LaneOp>(
 ): Promise<OpValues[Op]> {
   const cache = needCache(place, op);
   const ports: LanePorts = { place, wt: new LaneWorktrees(cache), git: new RepoGit(cache, cache) };
-  return Promise.resolve((LANE_OPS[op] as Handler<Op>)(args, ports));
+  const run = () => Promise.resolve((LANE_OPS[op] as Handler<Op>)(args, ports));
+  // (git's worktree bookkeeping, `git worktree …` and `git branch`, one op at a time: cache-lock.ts)
+  return READS.has(op) ? run() : withCacheLock(cache, run);
 }
 
 /** A worktree at the path already, on `branch`, its HEAD at `base`: what a first `wt.add` made. */

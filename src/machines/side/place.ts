@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { LanesError } from '../../core/basics/errors.js';
@@ -36,6 +36,7 @@ export function placeOf(root: string, repo: string | undefined): Place {
   mkdirSync(wanted, { recursive: true, mode: 0o700 });
   const real = realpathSync.native(wanted);
   mkdirSync(join(real, 'sock'), { recursive: true, mode: 0o700 });
+  chmodSync(join(real, 'sock'), 0o700); // (made before by someone else, or under another umask)
   if (repo === undefined) return { root: real, cache: null };
   const cache = machineRepoPath(real, repo);
   if (!existsSync(join(cache, 'HEAD'))) {

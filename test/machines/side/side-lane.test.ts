@@ -98,4 +98,35 @@ describe('the side script: a lane in the machine repository cache', () => {
     ).rejects.toThrow(/bad_request.*outside the root/);
     expect(existsSync(outside)).toBe(false);
   });
+
+  it('keeps a lane’s work on its branch and reworks it onto a new head, both in the cache, both fetched back', async () => {
+    const origin = await makeRepo({ 'README.md': '# test\n', 'other.txt': 'one\n' });
+    const m = machine(repoId(realpathSync(origin)));
+    await m.call('wt.list', {});
+    const cache = machineRepoPath(m.root, m.repo);
+    const base = await git(origin, 'rev-parse', 'HEAD');
+    await git(origin, 'push', '-q', cache, `HEAD:refs/lanes/in/${base}`);
+    const lane = machineLanePath(m.root, 'm1', m.repo, 'b2', 'a');
+    const branch = laneBranch('b2', 'a');
+    expect(await m.call('wt.add', { path: lane, branch, base, branchExists: false })).toBeNull();
+    writeFileSync(join(lane, 'work.txt'), 'work\n');
+    const kept = await m.call('wt.keepWork', { path: lane, branch, base });
+    expect(kept).not.toBe(base);
+    expect(await m.call('wt.branchTip', { branch })).toBe(kept);
+
+    // The batch moved on meanwhile (another file): the lane's work goes onto the new head.
+    writeFileSync(join(origin, 'other.txt'), 'two\n');
+    await git(origin, 'commit', '-qam', 'meanwhile');
+    const head = await git(origin, 'rev-parse', 'HEAD');
+    await git(origin, 'push', '-q', cache, `HEAD:refs/lanes/in/${head}`);
+    const ids = { batch: 'b2', task: 'a', base };
+    const rework = await m.call('git.reworkLane', { lanePath: lane, branch, head, ids });
+    expect(rework.conflicts).toEqual([]);
+    expect(await m.call('git.reworkLane', { lanePath: lane, branch, head, ids })).toEqual(rework); // (done already)
+    await git(origin, 'fetch', '-q', cache, `+refs/heads/${branch}:refs/lanes/machines/m1/b2/a`);
+    expect(await git(origin, 'rev-parse', 'refs/lanes/machines/m1/b2/a')).toBe(rework.commit);
+    expect(await git(origin, 'merge-base', '--is-ancestor', head, rework.commit).then(() => true)).toBe(true);
+    expect(await git(origin, 'show', `${rework.commit}:work.txt`)).toBe('work');
+    expect(await git(origin, 'show', `${rework.commit}:other.txt`)).toBe('two');
+  });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/repo.js';
@@ -78,6 +78,27 @@ describe('the side script: requests it cannot run', () => {
     const raw = await runSide('', ['serve']);
     expect(raw.exitCode).toBe(2);
     expect(raw.stderr).toMatch(/usage: node machine\.js op/);
+  });
+});
+
+describe('hello', () => {
+  it('makes the root, ~ the home of the user it runs as, its sock/ 0700, and names the programs', async () => {
+    const home = tempDir('lanes-side-home-');
+    const raw = await runSide(JSON.stringify({ op: 'hello', root: '~/.cache/lanes' }), ['op'], {
+      HOME: home,
+    });
+    expect(raw.exitCode).toBe(0);
+    const value = raw.answer?.value as {
+      root: string;
+      home: string;
+      versions: Record<string, string | null>;
+    };
+    expect(value.root).toBe(join(realpathSync(home), '.cache', 'lanes'));
+    expect(value.home).toBe(home);
+    expect(statSync(join(value.root, 'sock')).mode & 0o777).toBe(0o700);
+    expect(value.versions.git).toMatch(/^\d+\.\d+/);
+    expect(value.versions.tmux).toMatch(/^\d+\.\d+/);
+    expect(value.versions.node).toBe(process.versions.node);
   });
 });
 
