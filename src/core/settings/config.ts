@@ -74,6 +74,8 @@ function extendBuiltins(raw: unknown): unknown {
  * destination as ssh(1) takes it, `root` where lanes keeps its files there, `slots` how many
  * lanes it runs at once. `{ "name": "local", "slots": N }` is the coordinator's own machine.
  */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 export const machineSchema = z.strictObject({
   name: machineNameSchema,
   ssh: z
@@ -86,7 +88,19 @@ export const machineSchema = z.strictObject({
     .optional(),
   slots: z.number().int().positive(),
   root: z.string().trim().min(1).refine(noNul, { message: 'must not contain a NUL byte' }).optional(),
-  env: z.record(z.string(), z.string().refine(noNul, { message: 'must not contain a NUL byte' })).optional(),
+  /** Environment variables set for its lanes there (names as a shell takes them: KEY=value). */
+  env: z
+    .record(z.string(), z.string().refine(noNul, { message: 'must not contain a NUL byte' }))
+    .superRefine((env, ctx) => {
+      for (const key of Object.keys(env))
+        if (!ENV_NAME.test(key))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `must be a variable name (${ENV_NAME.source})`,
+          });
+    })
+    .optional(),
 });
 export type MachineConfig = z.output<typeof machineSchema>;
 

@@ -4,6 +4,7 @@ import type { BatchRecord, ChildRecord } from '../records/record.js';
 import type { HeadMoved } from '../records/report.js';
 import { park } from '../records/transitions.js';
 import { machineOf } from '../machines/machines.js';
+import { LOCAL_MACHINE } from '../basics/ids.js';
 import type { MachinePool } from '../machines/machines.js';
 
 // What every step of a tick shares: the ports, the record as it stands, the plan, and the
@@ -127,11 +128,14 @@ export class TickContext {
 
   /**
    * The child's lane is on a machine that does not answer (reconnecting or lost): it is not
-   * looked at, committed or counted this tick; it stays as it is.
+   * looked at, committed or counted this tick; it stays as it is. A tick told of no machines
+   * cannot reach one either: a lane on a machine is left alone then too (not parked as lost
+   * because the coordinator's own git does not see it).
    */
   away(child: Pick<ChildRecord, 'machine'>): boolean {
     const pool = this.machines;
-    return pool !== null && (pool.unreachable.has(machineOf(child)) || pool.lost.has(machineOf(child)));
+    if (pool === null) return child.machine !== undefined && child.machine !== LOCAL_MACHINE;
+    return pool.unreachable.has(machineOf(child)) || pool.lost.has(machineOf(child));
   }
 
   /** The batch branch moved to `head`: in the report, and handed out at once (TickPorts.headMovedEarly). */

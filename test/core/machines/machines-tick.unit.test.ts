@@ -242,6 +242,17 @@ describe('a machine that does not answer', () => {
   });
 });
 
+describe('a tick told of no machines', () => {
+  it('leaves a lane on a machine alone (it cannot see it), rather than parking it as gone', async () => {
+    const ports = batch(['T1', 'T2', 'T3', 'T4'], 3);
+    await enrolledOnBoxA(ports, { machines: POOL });
+    // (the lane's path is not one the coordinator's git knows)
+    ports.git.lanes.delete('/lanes/T2');
+    await tick(ports, {});
+    expect(stateOf(ports, 'T2')).toMatchObject({ state: 'enrolled', machine: 'box-a', reason: null });
+  });
+});
+
 describe('old files', () => {
   it('a report from before machines (provision and make-ahead without one) parses, as local', () => {
     const old = {
