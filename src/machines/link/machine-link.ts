@@ -19,6 +19,8 @@ export interface MachineLinkOptions {
   root: string;
   /** The repository cache's id there (repoId of the coordinator's repository). */
   repo: string;
+  /** The machine's `env` of the config: set for every op there (and what it starts). */
+  env?: Record<string, string> | undefined;
 }
 
 export class MachineLink implements MachineClient {
@@ -97,7 +99,10 @@ export class MachineLink implements MachineClient {
 
   async call<T>(op: string, args: unknown): Promise<T> {
     const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
-    const r = await this.connection.run(shellLine(['node', `${this.root}/machine.js`, 'op']), request);
+    const r = await this.connection.run(
+      shellLine([...this.envWords(), 'node', `${this.root}/machine.js`, 'op']),
+      request,
+    );
     return this.answer<T>(op, r);
   }
 
@@ -125,7 +130,7 @@ export class MachineLink implements MachineClient {
    */
   callSync<T>(op: string, args: unknown): T {
     const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
-    const line = shellLine(['node', `${this.root}/machine.js`, 'op']);
+    const line = shellLine([...this.envWords(), 'node', `${this.root}/machine.js`, 'op']);
     const run = (shared: boolean) => {
       const argv = this.connection.argvForLine(line, { shared });
       const r = spawnSync(argv[0]!, argv.slice(1), { input: request, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -136,6 +141,12 @@ export class MachineLink implements MachineClient {
     let r = run(true);
     if (r.exitCode === SSH_FAILED) r = run(false);
     return this.answer<T>(op, r);
+  }
+
+  /** `env K=V …` before a command there (each word quoted with the rest). */
+  private envWords(): string[] {
+    const env = Object.entries(this.options.env ?? {});
+    return env.length ? ['env', ...env.map(([k, v]) => `${k}=${v}`)] : [];
   }
 
   sshArgv(remote: readonly string[], options: { tty?: boolean } = {}): string[] {

@@ -92,6 +92,7 @@ export class MachinePool {
           sideScript: options.sideScript,
           root: m.root ?? DEFAULT_ROOT,
           repo,
+          env: m.env,
         });
         const checked = await preflightMachine(link, programs, options.needsHook ?? false);
         if (!checked.ok) {

@@ -133,4 +133,23 @@ describe('the ssh link', () => {
     expect((await git(repo, 'rev-parse', 'refs/lanes/machines/m1/b1/c1')).trim()).toBe(commit);
     expect((await git(repo, 'log', '-1', '--format=%s', commit)).trim()).toBe('remote');
   }, 60_000);
+
+  it("sets the machine's env for its ops, word for word", async () => {
+    const m = fixture.machines[1]!;
+    const side = join(import.meta.dirname, '..', '..', '..', 'dist', 'lanes', 'machine.js');
+    const value = `a b'c $(touch ${m.home}/CANARY-env)`;
+    const link = new MachineLink(m.name, connect(1), {
+      sideScript: side,
+      root: '~/.cache/lanes',
+      repo: 'repo-0123456789ab',
+      env: { LANES_TEST_VAR: value },
+    });
+    await link.connect();
+    const { logs } = await link.call<{ logs: Record<string, string> }>('qa.runChecks', {
+      cwd: link.root,
+      checks: [{ id: 'env', run: ['sh', '-c', 'printf "<%s>" "$LANES_TEST_VAR"'] }],
+    });
+    expect(logs.env).toContain(`<${value}>`);
+    expect(readdirSync(m.home).filter((f) => f.startsWith('CANARY'))).toEqual([]);
+  }, 60_000);
 });
