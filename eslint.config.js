@@ -44,6 +44,8 @@ export const LAYERS = {
   // Machines: the protocol between the coordinator and a machine, and the script that runs there.
   machines: ['core'],
   'machines/side': [...ADAPTERS, 'store', 'qa', 'agents', 'hosts', 'machines'],
+  // The coordinator's side of machines: ssh, the op client, objects, the routed ports.
+  'machines/link': [...ADAPTERS, 'store', 'qa', 'machines'],
   // The coordinator, room by room: turns, lanes, executors, the whole batch, the loop.
   'coordinator/turns': [...ADAPTERS, 'store', 'hosts', 'agents'],
   'coordinator/lanes': [...ADAPTERS, 'store', 'hosts', 'qa'],
@@ -59,7 +61,18 @@ export const LAYERS = {
   'coordinator/loop': [...ADAPTERS, 'store', 'hosts', 'qa', 'agents', 'coordinator'],
   tui: [...ADAPTERS, 'store', 'hosts', 'qa', 'agents', 'coordinator'],
   /** cli/ is the top: it may import everything (its entry point and composition roots). */
-  cli: [...ADAPTERS, 'store', 'hosts', 'qa', 'agents', 'demo', 'coordinator', 'tui', 'components'],
+  cli: [
+    ...ADAPTERS,
+    'store',
+    'hosts',
+    'qa',
+    'agents',
+    'demo',
+    'coordinator',
+    'tui',
+    'components',
+    'machines',
+  ],
 };
 /** The top folders of src/ (each has a room, or rooms, in LAYERS). */
 export const FOLDERS = [...new Set(Object.keys(LAYERS).map((room) => room.split('/')[0]))];

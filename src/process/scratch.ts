@@ -33,7 +33,11 @@ export function sweepScratch(prefix: string, dir = tmpdir()): void {
     const match = named.exec(name);
     if (!match) continue;
     const start = match[2] === 'x' ? null : (match[2] as string);
-    if (!isSameProcessAlive(Number(match[1]), start))
+    if (isSameProcessAlive(Number(match[1]), start)) continue;
+    try {
       rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      // (another user's, on a temp folder users share: a machine lanes runs lanes on as several users)
+    }
   }
 }

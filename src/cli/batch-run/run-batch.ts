@@ -15,6 +15,8 @@ import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import type { CommandContext } from '../context.js';
 import { printEnding } from './ending.js';
+import { openMachinePool, wireMachines, type BatchMachines } from './batch-machines.js';
+import type { MachinePool } from '../../machines/link/machine-pool.js';
 import { progressPrinter } from './progress.js';
 
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
@@ -72,28 +74,44 @@ export interface RunOptions {
   /** A lock already held for this batch (start holds it from confirmation on). */
   lock?: BatchLock;
   onEvent?: (event: CoordinatorEvent) => void;
+  /** The machines, connected and checked at confirmation (null: none); absent: opened here. */
+  machines?: MachinePool | null;
 }
 
 export async function runBatch(ctx: CommandContext, options: RunOptions): Promise<number> {
   const lock =
     options.lock ?? (await acquireBatchLock(options.repo.stateDir, options.batchId, options.command));
-  const ports = batchPorts(options.repo, options.batchId);
-  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`), ports.store);
+  const localPorts = batchPorts(options.repo, options.batchId);
+  const onEvent = options.onEvent ?? progressPrinter((line) => ctx.stderr(`${line}\n`), localPorts.store);
+  const config = loadConfig(options.repo.root);
   let host: Host;
+  let machines: BatchMachines | null = null;
   try {
+    const pool =
+      options.machines !== undefined
+        ? options.machines
+        : await openMachinePool(options.repo, config, localPorts.store.readPlan());
+    if (pool) machines = wireMachines(pool, options.repo, options.batchId, config, localPorts.store);
+    for (const v of machines?.views ?? [])
+      if (v.state === 'left out')
+        onEvent({ kind: 'notice', text: `machine ${v.name} left out: ${v.reason}` });
     host = await makeHost(options.host, (text) => onEvent({ kind: 'notice', text }), options.hosts);
   } catch (error) {
-    await lock.release(); // (Herdr not usable: nothing ran, the batch is left as it was)
+    await machines?.close();
+    await lock.release(); // (Herdr or no machine usable: nothing ran, the batch is left as it was)
     throw error;
   }
-  const config = loadConfig(options.repo.root);
+  const ports = machines ? machines.ports(localPorts) : localPorts;
+  const worktrees = new LaneWorktrees(options.repo.root);
+  if (machines) host = machines.host(host, false);
   const coordinator = new Coordinator({
     batchId: options.batchId,
     repoRoot: options.repo.root,
     ports,
-    worktrees: new LaneWorktrees(options.repo.root),
+    worktrees: machines ? machines.worktrees(worktrees) : worktrees,
     config,
     host,
+    ...(machines ? { machines: machines.coordinator } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
     onEvent,
   });
@@ -114,6 +132,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await host.dispose(); // (the Herdr host only stops watching: its tabs keep running)
+    await machines?.close(); // (a batch that ended leaves nothing on its machines)
     await lock.release();
   }
 }

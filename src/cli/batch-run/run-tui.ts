@@ -14,6 +14,9 @@ import type { Host } from '../../hosts/host.js';
 import type { BatchLock } from '../../store/lock.js';
 import type { RepoPaths } from '../../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
+import { wireMachines, type BatchMachines } from './batch-machines.js';
+import { RoutedHost } from '../../hosts/machine/routed-host.js';
+import type { MachinePool } from '../../machines/link/machine-pool.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import { landBatch } from '../../coordinator/whole-batch/land-batch.js';
 import { exitCodeForState } from '../exit-codes.js';
@@ -40,6 +43,8 @@ export interface TuiRun {
   /** Lines of the confirmation screen, and what a `y` does (lock, then create the batch). */
   confirm?: { lines: string[]; create: () => Promise<BatchLock> };
   approval?: Approval;
+  /** The machines, connected and checked at confirmation (null or absent: none). */
+  machines?: MachinePool | null;
 }
 
 export async function runTui(run: TuiRun): Promise<number> {
@@ -51,9 +56,11 @@ export async function runTui(run: TuiRun): Promise<number> {
     INK_OPTIONS,
   );
   let lock = run.lock;
+  let machines: BatchMachines | null = null;
   try {
     if (run.confirm) {
       if (!(await confirmed)) {
+        await run.machines?.close();
         instance.unmount();
         process.stderr.write('not confirmed; nothing was written\n');
         return ExitCode.badInput;
@@ -62,8 +69,13 @@ export async function runTui(run: TuiRun): Promise<number> {
     }
     const config = loadConfig(run.repo.root);
     let store: TuiStore | null = null;
-    const host: Host = await makeHost(run.host, (text) => store?.notice(text));
-    const ports = batchPorts(run.repo, run.batchId);
+    const localHost: Host = await makeHost(run.host, (text) => store?.notice(text));
+    const localPorts = batchPorts(run.repo, run.batchId);
+    machines = run.machines
+      ? wireMachines(run.machines, run.repo, run.batchId, config, localPorts.store)
+      : null;
+    const host = machines ? machines.host(localHost, true) : localHost;
+    const ports = machines ? machines.ports(localPorts) : localPorts;
     const notifier = new Notifier(config.notify, (data) => process.stdout.write(data));
     const shellHost = new PtyHost();
     const onEvent = (event: CoordinatorEvent) => {
@@ -74,9 +86,12 @@ export async function runTui(run: TuiRun): Promise<number> {
       batchId: run.batchId,
       repoRoot: run.repo.root,
       ports,
-      worktrees: new LaneWorktrees(run.repo.root),
+      worktrees: machines
+        ? machines.worktrees(new LaneWorktrees(run.repo.root))
+        : new LaneWorktrees(run.repo.root),
       config,
       host,
+      ...(machines ? { machines: machines.coordinator } : {}),
       waitForHuman: true,
       onEvent,
       ...(run.approval ? { approval: run.approval } : {}),
@@ -127,7 +142,7 @@ export async function runTui(run: TuiRun): Promise<number> {
         return true;
       },
       resize: (cols, rows, cells) => {
-        if (host instanceof PtyHost) host.setSize(cols, rows);
+        if (host instanceof PtyHost || host instanceof RoutedHost) host.setSize(cols, rows);
         shellHost.setSize(cols, rows);
         resizeSessions([...store!.sessions, ...store!.shells], { cols, rows }, cells);
       },
@@ -154,6 +169,7 @@ export async function runTui(run: TuiRun): Promise<number> {
     instance.unmount();
     throw error;
   } finally {
+    await machines?.close();
     await lock?.release();
   }
 }

@@ -10,6 +10,9 @@ import type { RepoPaths } from '../../store/state-dir.js';
 import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { theBatch } from './the-batch.js';
+import type { BatchRecord } from '../../core/records/record.js';
+import { MachinePool } from '../../machines/link/machine-pool.js';
+import { sideScriptPath } from '../batch-run/batch-machines.js';
 
 /** `lanes clean [<batch>] [--force]` */
 export async function cleanCommand(ctx: CommandContext, argv: string[]): Promise<number> {
@@ -18,7 +21,9 @@ export async function cleanCommand(ctx: CommandContext, argv: string[]): Promise
   const store = new BatchStore(repo.stateDir);
   const batchId = batchIdArg('clean', positionals[0]) ?? theBatch(store, 'clean');
   const folders = batchFolders(repo, store, batchId);
+  const record = store.read(batchId); // (before the clean removes it: which lanes were on machines)
   ctx.stdout(`${await cleanBatch(repo, batchId, values.force ?? false)}\n`);
+  if (record) await cleanMachines(ctx, repo, record, batchId);
   // (the folders the batch's lanes and trash were in go too, once nothing is left in them)
   for (const dir of folders) removeIfEmpty(dir);
   return 0;
@@ -44,5 +49,34 @@ function removeIfEmpty(dir: string): void {
     if (readdirSync(dir).length === 0) rmdirSync(dir);
   } catch {
     // gone already, or not ours to read: left as it is
+  }
+}
+
+/**
+ * What the batch left on its machines (worktrees, branches, sessions, runs) removed too, the
+ * work of lanes not integrated kept on their branches here first; a machine that does not
+ * answer is named and left as it is.
+ */
+async function cleanMachines(ctx: CommandContext, repo: RepoPaths, record: BatchRecord, batchId: string) {
+  const config = loadConfig(repo.root);
+  if (!config.machines || !record.children.some((c) => c.machine && c.machine !== 'local')) return;
+  const pool = await MachinePool.open(
+    {
+      machines: config.machines,
+      sshCommand: config.ssh_command,
+      machineTimeoutMs: config.machine_timeout * 60_000,
+      stateDir: repo.stateDir,
+      repoRoot: repo.root,
+      sideScript: sideScriptPath(),
+    },
+    [],
+  );
+  try {
+    for (const v of pool.currentViews())
+      if (v.state === 'left out')
+        ctx.stderr(`lanes clean: machine ${v.name} not cleaned: ${v.reason ?? ''}\n`);
+    await pool.cleanBatch(batchId, record.children);
+  } finally {
+    await pool.close();
   }
 }

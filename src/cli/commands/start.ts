@@ -13,6 +13,8 @@ import { formatReport } from '../batch-run/print-report.js';
 import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
 import { preloadTui, runTui } from '../batch-run/lazy-tui.js';
 import { HOSTS } from '../../hosts/hosts.js';
+import { loadConfig } from '../../store/config-file.js';
+import { openMachinePool } from '../batch-run/batch-machines.js';
 
 const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
 
@@ -53,6 +55,9 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
     { checkPrograms: !values['no-run'], allowOverlap: values['allow-overlap'] ?? false },
   );
   const command = ['lanes', 'start', ...argv].join(' ');
+  // Each machine checked before anything is written: one that fails is named and left out.
+  const machines = values['no-run'] ? null : await openMachinePool(repo, loadConfig(repo.root), plan);
+  if (machines) checked.machines = machines.currentViews();
   if (drawing) {
     const create = async () => {
       const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
@@ -60,12 +65,14 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       return lock;
     };
     const tuiHost = chooseHost(host, true);
-    if (values.yes) return runTui({ repo, batchId: plan.batch, host: tuiHost, lock: await create() });
+    if (values.yes)
+      return runTui({ repo, batchId: plan.batch, host: tuiHost, lock: await create(), machines });
     const lines = describePlan(plan, checked).trimEnd().split('\n');
-    return runTui({ repo, batchId: plan.batch, host: tuiHost, confirm: { lines, create } });
+    return runTui({ repo, batchId: plan.batch, host: tuiHost, confirm: { lines, create }, machines });
   }
   if (!values.json) ctx.stderr(describePlan(plan, checked));
   if (!values.yes && !(await askConfirmation('Start this batch? [y/N] '))) {
+    await machines?.close();
     ctx.stderr('not confirmed; nothing was written\n');
     return 2;
   }
@@ -73,6 +80,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   try {
     await createBatch(repo, plan, checked, new Date());
   } catch (error) {
+    await machines?.close();
     await lock.release();
     throw error;
   }
@@ -85,5 +93,5 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       await lock.release();
     }
   }
-  return runBatch(ctx, { repo, batchId: plan.batch, host: chooseHost(host, false), command, lock });
+  return runBatch(ctx, { repo, batchId: plan.batch, host: chooseHost(host, false), command, lock, machines });
 }

@@ -12,7 +12,7 @@ import type { InFlight } from '../../core/tick/tick-input.js';
 import { readExitStatus } from '../../hosts/exit-status.js';
 import type { ExitInfo, Host, LaneSession } from '../../hosts/host.js';
 import { crashPoint } from '../../process/crash-points.js';
-import { launchAttempt, readAgentOutput } from './launch/index.js';
+import { launchAttempt, readAgentOutput, type AttemptMachines } from './launch/index.js';
 import { AgentTurns } from '../turns/agent-turns.js';
 import { SessionClosing } from './session-closing.js';
 import { ExecutorExits } from './executor-exit.js';
@@ -45,6 +45,7 @@ export interface RunnerOptions {
    * kernel now records the exit, its QA and its delivery (false: the tick does it all).
    */
   endAttempt: (child: ChildRecord, exit: ExitInfo & { host: string }) => Promise<boolean>;
+  machines?: AttemptMachines | undefined; // (lanes on machines: their hooks there)
 }
 
 export class ExecutorRunner {
@@ -188,7 +189,7 @@ export class ExecutorRunner {
     const { name, profile } = this.profiles.of(h.task_id);
     const agent = agentOf(profile);
     const { batchId, store, host, turns, hookArgv, options } = this;
-    const ctx = { batchId, store, host, turns, hookArgv, clock: options.clock };
+    const ctx = { batchId, store, host, turns, hookArgv, clock: options.clock, machines: options.machines };
     const { session, attempt, launch } = await launchAttempt(ctx, h, child, kernel, { name, profile, agent });
     delete live.launching;
     this.track(h, session, launch.statusPath, live);

@@ -16,7 +16,7 @@ import type { Steward } from './steward.js';
 // (`release:<child>`, release-jobs.ts).
 
 /** A lane for the next tick, with what git said of it when its job made or moved it. */
-export type Offer = { task_id: string; path: string; facts?: Facts };
+export type Offer = { task_id: string; path: string; facts?: Facts; machine?: string };
 
 /** OfferFacts and when they were read (performance.now()). */
 type Facts = OfferFacts & { readAt: number };
@@ -45,7 +45,8 @@ export interface StewardJobsDeps {
 }
 
 type Made =
-  { kind: 'offer'; path: string; branch: string; facts: Facts } | { kind: 'failed'; reason: string };
+  | { kind: 'offer'; path: string; branch: string; facts: Facts; machine: string }
+  | { kind: 'failed'; reason: string };
 
 export class StewardJobs {
   private offers: Offer[] = [];
@@ -165,7 +166,7 @@ export class StewardJobs {
     // A lane being made ahead is handed over by its job when done; any other provisioning
     // job out for the child (a move to the head) offers the lane itself.
     if (this.making.has(task)) this.making.set(task, 'hand');
-    else if (!this.queueMake(task, h.lane_branch, 'hand')) return;
+    else if (!this.queueMake(task, h.lane_branch, 'hand', h.machine)) return;
     this.deps.store.journal('lane-requested', { task });
   }
 
@@ -175,7 +176,7 @@ export class StewardJobs {
    * for the offer. A lane made ahead for a child no longer among them (dropped, the budget
    * spent, dispatch paused, the batch stopped) is removed again.
    */
-  keepAhead(next: readonly { task_id: string; lane_branch: string }[]): void {
+  keepAhead(next: readonly { task_id: string; lane_branch: string; machine?: string }[]): void {
     this.nextOrder = next.map((n) => n.task_id);
     const keep = new Set(this.nextOrder);
     for (const [task, made] of this.ahead) {
@@ -187,12 +188,12 @@ export class StewardJobs {
       if (then !== 'hand') this.making.set(task, keep.has(task) ? 'ahead' : 'discard');
     for (const n of next) {
       if (this.ahead.has(n.task_id) || this.pending(n.task_id) || this.making.has(n.task_id)) continue;
-      this.queueMake(n.task_id, n.lane_branch, 'ahead');
+      this.queueMake(n.task_id, n.lane_branch, 'ahead', n.machine);
     }
   }
 
   /** Makes the child's lane (at the head as the record has it when the job runs); false when a job for it is out. */
-  private queueMake(task: string, laneBranch: string, then: 'hand' | 'ahead'): boolean {
+  private queueMake(task: string, laneBranch: string, then: 'hand' | 'ahead', machine = 'local'): boolean {
     const queued = this.jobs.push(`provision:${task}`, async () => {
       let made: Made;
       let fate: 'hand' | 'ahead' | 'discard' = then;
@@ -202,7 +203,7 @@ export class StewardJobs {
           task_id: task,
           lane_branch: laneBranch,
           base_head: this.head(),
-          machine: 'local', // (the link routes a lane made on a machine: docs/DECISIONS.md, "Machines: placement")
+          machine, // (where placement put it: the steward makes the lane there)
         };
         const result = await this.deps.steward.provision(handoff, then === 'ahead');
         made =
@@ -211,6 +212,7 @@ export class StewardJobs {
                 kind: 'offer',
                 path: result.path,
                 branch: laneBranch,
+                machine,
                 facts: result.facts
                   ? { ...result.facts, readAt: performance.now() }
                   : await this.factsOf(result.path),
@@ -232,7 +234,12 @@ export class StewardJobs {
   /** A made lane (or its failure) to the next tick. */
   private hand(task: string, made: Made): void {
     if (made.kind === 'offer') {
-      this.offers.push({ task_id: task, path: made.path, facts: made.facts });
+      this.offers.push({
+        task_id: task,
+        path: made.path,
+        facts: made.facts,
+        ...(made.machine !== 'local' ? { machine: made.machine } : {}),
+      });
       this.deps.store.journal('lane-provisioned', { task, path: made.path });
       this.deps.provisioned(task, made.path);
     } else this.failures.push({ task_id: task, reason: made.reason });
@@ -252,8 +259,14 @@ export class StewardJobs {
   /** A lane refused for a batch head that moved: moved to the head as it is when the job runs. */
   moveToHead(taskId: string, path: string): void {
     this.jobs.push(`provision:${taskId}`, async () => {
+      const machine = this.deps.steward.machineOfLane(path);
       if ((await this.moveLane(taskId, path, this.head(), 'lane-provisioned')) !== 'refused')
-        this.offers.push({ task_id: taskId, path, facts: await this.factsOf(path) });
+        this.offers.push({
+          task_id: taskId,
+          path,
+          facts: await this.factsOf(path),
+          ...(machine !== 'local' ? { machine } : {}),
+        });
       else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
       this.deps.wake();
     });

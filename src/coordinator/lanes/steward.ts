@@ -18,17 +18,45 @@ export type ProvisionResult =
   | { kind: 'offer'; taskId: string; path: string; facts?: OfferFacts }
   | { kind: 'failed'; taskId: string; reason: string };
 
+/**
+ * The machines lanes are made on (absent: every lane local). A lane on a machine lives at
+ * the path the link gives (`<root>/lanes/<machine>/<repo id>/<batch>/<child>` there), and
+ * its copy_files and setup run there.
+ */
+export interface StewardMachines {
+  /** The lane path of a child on a machine, or null for the coordinator's own machine. */
+  lanePath(machine: string, taskId: string): string | null;
+  /** The machine a lane path is on ("local" for the coordinator's). */
+  machineOf(path: string): string;
+  /** Readies a lane on a machine: null, or why it failed. */
+  prepare(path: string, logPathFor: (name: string) => string): Promise<string | null>;
+}
+
 export class Steward {
+  /** The machine each child's lane was last made on (a discard finds it there). */
+  private readonly machineOfTask = new Map<string, string>();
+
   constructor(
     private readonly repoRoot: string,
     private readonly batchId: string,
     private readonly config: Config,
     private readonly logDirFor: (taskId: string) => string,
     private readonly worktrees: WorktreePort,
+    private readonly machines?: StewardMachines,
   ) {}
 
-  /** Where a child's lane lives: the configured lanes root with {repo}, {batch}, {child} filled. */
-  lanePath(taskId: string): string {
+  /** The machine a lane path is on. */
+  machineOfLane(path: string): string {
+    return this.machines?.machineOf(path) ?? 'local';
+  }
+
+  /**
+   * Where a child's lane lives: on a machine, where the link says; else the configured
+   * lanes root with {repo}, {batch}, {child} filled.
+   */
+  lanePath(taskId: string, machine = this.machineOfTask.get(taskId) ?? 'local'): string {
+    const remote = machine !== 'local' ? (this.machines?.lanePath(machine, taskId) ?? null) : null;
+    if (remote !== null) return remote;
     const template = this.config.lanes_root;
     const filled = template
       .replaceAll('{repo}', basename(this.repoRoot))
@@ -45,7 +73,8 @@ export class Steward {
    * written once instead of twice.
    */
   async provision(h: Extract<Handoff, { action: 'provision' }>, ahead = false): Promise<ProvisionResult> {
-    const path = this.lanePath(h.task_id);
+    this.machineOfTask.set(h.task_id, h.machine);
+    const path = this.lanePath(h.task_id, h.machine);
     const failed = (reason: string): ProvisionResult => ({
       kind: 'failed',
       taskId: h.task_id,
@@ -68,9 +97,13 @@ export class Steward {
       if (why !== null) return failed(why);
       crashPoint('after-worktree-add', h.task_id);
     }
-    const notReady = await prepareCheckout(this.repoRoot, path, this.config, (name) =>
-      join(this.logDirFor(h.task_id), `${name}.log`),
-    );
+    const logPathFor = (name: string) => join(this.logDirFor(h.task_id), `${name}.log`);
+    const notReady =
+      h.machine !== 'local' && this.machines
+        ? bare
+          ? null
+          : await this.machines.prepare(path, logPathFor)
+        : await prepareCheckout(this.repoRoot, path, this.config, logPathFor);
     if (notReady) return failed(notReady);
     // A worktree `git worktree add` has just made, with nothing copied or run in it, is clean,
     // on its branch, at the base (once checked out): its admission needs no status read for that.

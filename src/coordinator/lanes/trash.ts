@@ -26,7 +26,13 @@ export async function trashDroppedLanes(
   busy: (taskId: string) => boolean = () => false,
 ): Promise<Trashed[]> {
   const wt = worktrees;
-  const wanted = lanesToTrash(record).filter((l) => !busy(l.task_id) && wt.exists(l.path));
+  // (a lane on a machine stays there until its batch ends: then its work is brought home)
+  const remote = new Set(
+    record.children.filter((c) => c.machine && c.machine !== 'local').map((c) => c.task_id),
+  );
+  const wanted = lanesToTrash(record).filter(
+    (l) => !busy(l.task_id) && !remote.has(l.task_id) && wt.exists(l.path),
+  );
   if (wanted.length === 0) return [];
   const trees = await wt.list(); // (one listing for every lane: `git worktree list` waits its turn)
   const done: Trashed[] = [];

@@ -17,6 +17,7 @@ import { ExecutorRunner } from '../executors/executor-runner.js';
 import type { RunnerEvents } from '../executors/executor-runner.js';
 import type { LaneHealth } from '../executors/lane-watch.js';
 import { Steward } from '../lanes/steward.js';
+import { machineInput, type CoordinatorMachines } from './machines.js';
 import { StewardJobs } from '../lanes/steward-jobs.js';
 import { HUMAN_STOPS } from '../../core/ways-out/wait-verdict.js';
 import { Effects } from './effects.js';
@@ -54,6 +55,7 @@ export interface CoordinatorOptions {
   onEvent?: (event: CoordinatorEvent) => void;
   /** How often live lanes are checked for stalls and scope drift. */
   laneCheckMs?: number;
+  machines?: CoordinatorMachines; // (the machines lanes run on; absent: every lane local)
   /** Keep running when the batch stops (needs a human, ends, pauses): the TUI decides when to leave. */
   waitForHuman?: boolean;
 }
@@ -91,8 +93,9 @@ export class Coordinator {
   constructor(private readonly options: CoordinatorOptions) {
     const store = options.ports.store;
     this.approval = options.approval;
-    const { batchId, config, host, ports, worktrees } = options;
-    this.steward = new Steward(options.repoRoot, batchId, config, (task) => store.logDir(task), worktrees);
+    const { batchId, config, host, ports, worktrees, machines } = options;
+    const logDir = (task: string) => store.logDir(task);
+    this.steward = new Steward(options.repoRoot, batchId, config, logDir, worktrees, machines);
     this.jobs = new StewardJobs({
       steward: this.steward,
       store,
@@ -112,11 +115,9 @@ export class Coordinator {
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
     };
-    const runnerOptions = {
-      clock: ports.clock,
-      worktrees,
-      endAttempt: (child: ChildRecord, exit: ExitInfo & { host: string }) => this.endAttempt(child, exit),
-    };
+    const endAttempt = (child: ChildRecord, exit: ExitInfo & { host: string }) =>
+      this.endAttempt(child, exit);
+    const runnerOptions = { clock: ports.clock, worktrees, endAttempt, machines };
     this.plan = store.readPlan();
     this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
     this.effects = new Effects({ jobs: this.jobs, runner: this.runner });
@@ -202,6 +203,7 @@ export class Coordinator {
       this.options.laneCheckMs ?? LANE_CHECK_MS,
     );
     timer.unref();
+    const unwatch = this.options.machines?.watch?.(() => this.signal()); // (a machine away, back, lost)
     this.waysOut.watchRequests();
     let inFlight = new Set<string>();
     try {
@@ -232,6 +234,7 @@ export class Coordinator {
           ending: this.runner.queue.endingTasks(), // (after the exits are taken: those are not ending)
           reviews: holdExits ? [] : this.reviews.splice(0),
           dispatchPaused: this.runner.paused,
+          ...machineInput(this.options.machines),
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;
@@ -259,6 +262,7 @@ export class Coordinator {
       }
     } finally {
       clearInterval(timer);
+      unwatch?.();
       this.waysOut.stopWatching();
       await this.jobs.idle();
       await this.runner.dispose();

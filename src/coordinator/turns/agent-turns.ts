@@ -76,6 +76,20 @@ export class AgentTurns {
     this.store.journal('hook-channel', { socket: this.channel.socketPath });
   }
 
+  /**
+   * The socket of one machine's lanes (forwarded to that machine): a message naming a lane
+   * that is not on `machine` is refused there.
+   */
+  async openFor(machine: string): Promise<string> {
+    await this.open();
+    return this.channel.openFor(this.store.channelName(), machine, (message) => {
+      const child = this.store.readRecord().children.find((c) => c.task_id === message.task);
+      return (child?.machine ?? 'local') === machine
+        ? null
+        : `${message.task} is not a lane of machine ${machine}`;
+    });
+  }
+
   async close(): Promise<void> {
     for (const p of this.pending.values()) p.reply?.({ verdict: 'stop', why: 'lanes-stopped' });
     this.pending.clear();
@@ -100,7 +114,8 @@ export class AgentTurns {
       lanes.set(child.task_id, {
         runId: child.state === 'enrolled' ? (child.lane?.run_id ?? null) : null,
         kernel: read.kind === 'ok' ? read.record : null,
-        path: named && child.lane ? realPath(child.lane.path) : null,
+        // (a lane on a machine: its path is the machine's, real already)
+        path: named && child.lane ? (child.machine ? child.lane.path : realPath(child.lane.path)) : null,
         running: named && (this.deps.sessionOf(child.task_id)?.running ?? false),
       });
     }

@@ -28,8 +28,13 @@ export interface HookChannelLimits {
 
 export type HookHandler = (message: HookMessage) => Promise<HookReply>;
 
+/** Why a socket does not take a message that names this lane (null: it does). */
+export type HookAccept = (message: HookMessage) => string | null;
+
 export class HookChannel {
   private server: Server | null = null;
+  /** One socket more for each machine (forwarded there): each takes only its machine's lanes. */
+  private readonly more = new Map<string, { server: Server; path: string }>();
   private readonly sockets = new Set<Socket>();
   socketPath: string | null = null;
   /** The private dir made because the shared one could not be used: removed on close. */
@@ -46,8 +51,27 @@ export class HookChannel {
     const dir = privateDir();
     if (dir.made) this.ownDir = dir.path;
     const path = join(dir.path, socketName(key));
+    this.server = await this.listen(path, null);
+    this.socketPath = path;
+    return path;
+  }
+
+  /**
+   * The socket of one machine beside the channel's own (in the same 0700 folder): the same
+   * checks, and before them `accept`, so a lane on one machine cannot end a turn of another's.
+   */
+  async openFor(key: string, machine: string, accept: HookAccept): Promise<string> {
+    const known = this.more.get(machine);
+    if (known) return known.path;
+    const dir = this.ownDir ?? privateDir().path;
+    const path = join(dir, socketName(`${key}\0${machine}`));
+    this.more.set(machine, { server: await this.listen(path, accept), path });
+    return path;
+  }
+
+  private async listen(path: string, accept: HookAccept | null): Promise<Server> {
     rmSync(path, { force: true });
-    const server = createServer((socket) => this.serve(socket));
+    const server = createServer((socket) => this.serve(socket, accept));
     server.maxConnections = this.limits.maxConnections ?? MAX_CONNECTIONS;
     server.on('error', () => {}); // (an accept failing, EMFILE: that connection only)
     await new Promise<void>((resolve, reject) => {
@@ -55,12 +79,10 @@ export class HookChannel {
       server.listen(path, () => resolve());
     });
     server.unref();
-    this.server = server;
-    this.socketPath = path;
-    return path;
+    return server;
   }
 
-  private serve(socket: Socket): void {
+  private serve(socket: Socket, accept: HookAccept | null): void {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
@@ -82,6 +104,11 @@ export class HookChannel {
         this.onBadMessage(parsed.problem);
         return this.reply(socket, { verdict: 'refused', reason: parsed.problem });
       }
+      const refused = accept?.(parsed.message) ?? null;
+      if (refused !== null) {
+        this.onBadMessage(refused);
+        return this.reply(socket, { verdict: 'refused', reason: refused });
+      }
       this.handle(parsed.message).then(
         (reply) => this.reply(socket, reply),
         (error: unknown) =>
@@ -100,6 +127,11 @@ export class HookChannel {
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const { server: s, path } of this.more.values()) {
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+      rmSync(path, { force: true });
+    }
+    this.more.clear();
     if (this.socketPath) rmSync(this.socketPath, { force: true });
     this.socketPath = null;
     if (this.ownDir) rmSync(this.ownDir, { recursive: true, force: true });

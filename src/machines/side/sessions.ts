@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { dirname, join, relative } from 'node:path';
 import { readExitStatus, wrapWithExitStatus } from '../../hosts/exit-status.js';
 import { shQuote } from '../../hosts/herdr/herdr-wrapper.js';
-import { tmuxSafe } from '../protocol.js';
+import { TMUX_SOCKET, tmuxSafe } from '../protocol.js';
 import type { OpValues, ParsedOpArgs, SessionState } from '../protocol.js';
 import { BadRequest, insideRoot } from './place.js';
 import type { Place } from './place.js';
@@ -52,10 +52,15 @@ function batchOfStatus(place: Place, status: string): string | null {
   return top === 'runs' && batch !== undefined && batch !== '' ? batch : null;
 }
 
-function script(cwd: string, env: Record<string, string>, argv: readonly string[]): string {
+/** The tmux channel a new session waits on until its log pipe is in place (startSession). */
+const readyChannel = (name: string): string => `lanes-ready-${name}`;
+
+function script(name: string, cwd: string, env: Record<string, string>, argv: readonly string[]): string {
   const exports = Object.entries(env).map(([k, v]) => `export ${k}=${shQuote(v)}`);
   return [
     '# lanes: one executor session (src/machines/side/sessions.ts)',
+    // (an executor that ends at once would end its session before tmux set it up)
+    `tmux -L ${TMUX_SOCKET} wait-for ${shQuote(readyChannel(name))}`,
     `cd ${shQuote(cwd)} || exit 127`,
     ...exports,
     `exec ${argv.map(shQuote).join(' ')}`,
@@ -85,7 +90,9 @@ export async function startSession(
   // (noted first: a session tmux started but the side did not hear of is still the batch's)
   writeNote(place, note);
   const file = join(notesDir(place), `${name}.sh`);
-  writeFileSync(file, script(args.cwd, args.env, wrapWithExitStatus(args.argv, status)), { mode: 0o600 });
+  writeFileSync(file, script(name, args.cwd, args.env, wrapWithExitStatus(args.argv, status)), {
+    mode: 0o600,
+  });
   // One tmux command line: the pane's output is piped to the log before the server reads any
   // of it. (`#` doubled: tmux reads the pipe's command as a format.)
   const pipe = `exec cat >> ${shQuote(log)}`.replaceAll('#', '##');
@@ -101,6 +108,7 @@ export async function startSession(
     dropNote(place, name);
     throw new Error(`tmux new-session failed (${started.code}): ${started.stderr.trim()}`);
   }
+  await tmux(['wait-for', '-S', readyChannel(name)]);
   writeNote(place, { ...note, started: true });
   return { name };
 }

@@ -25,11 +25,12 @@ export function tmux(args: readonly string[]): Promise<TmuxResult> {
 
 /** Every session of lanes' server with its batch (`@lanes_batch`) and first pane's pid; none when no server runs. */
 export async function tmuxSessions(): Promise<{ name: string; batch: string; pid: number | null }[]> {
-  const out = await tmux(['list-panes', '-a', '-F', '#{session_name}\t#{@lanes_batch}\t#{pane_pid}']);
+  // (spaces between: tmux 3.3 prints a tab of a format as `_`; no name, batch or pid holds a space)
+  const out = await tmux(['list-panes', '-a', '-F', '#{session_name} #{@lanes_batch} #{pane_pid}']);
   if (out.code !== 0) return [];
   const seen = new Map<string, { name: string; batch: string; pid: number | null }>();
   for (const line of out.stdout.split('\n')) {
-    const [name = '', batch = '', pid = ''] = line.split('\t');
+    const [name = '', batch = '', pid = ''] = line.split(' ');
     if (name !== '' && !seen.has(name))
       seen.set(name, { name, batch, pid: /^\d+$/.test(pid) ? Number(pid) : null });
   }

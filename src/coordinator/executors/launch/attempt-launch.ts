@@ -23,6 +23,18 @@ export interface AttemptContext {
   /** The lanes hook an agent runs (`node <bundle> hook`). */
   hookArgv: readonly string[];
   clock: Clock;
+  /** Lanes on machines (absent: every lane local). */
+  machines?: AttemptMachines | undefined;
+}
+
+/** What an attempt on a machine needs of it: its hook there, and the hook socket forwarded to it. */
+export interface AttemptMachines {
+  /** The machine of a lane path ("local" for the coordinator's). */
+  machineOf(path: string): string;
+  /** The hook an agent on `machine` runs (its side script's `hook`). */
+  hookArgv(machine: string): readonly string[];
+  /** Forwards the coordinator's socket `local` of that machine to the machine (once). */
+  forwardHook(machine: string, local: string): Promise<void>;
 }
 
 export interface Executor {
@@ -40,6 +52,7 @@ export async function launchAttempt(
   { name, profile, agent }: Executor,
 ): Promise<{ session: LaneSession; attempt: number; launch: PreparedLaunch }> {
   const attempt = kernel.attempts.length + 1;
+  const machine = ctx.machines?.machineOf(h.lane_path) ?? 'local';
   const launch = prepareLaunch({
     batchId: ctx.batchId,
     child,
@@ -50,9 +63,11 @@ export async function launchAttempt(
     attempt,
     logDir: ctx.store.logDir(h.task_id),
     mode: ctx.host.capabilities.agents,
-    hookArgv: ctx.hookArgv,
+    hookArgv: machine === 'local' ? ctx.hookArgv : ctx.machines!.hookArgv(machine),
   });
   if (launch.token) await ctx.turns.open();
+  if (launch.token && machine !== 'local')
+    await ctx.machines!.forwardHook(machine, await ctx.turns.openFor(machine));
   const spec = launchSpec(launch, h, ctx.batchId, profile, ctx.turns.socketPath);
   const session = await ctx.host.open(spec);
   const started = startAttempt(kernel, attemptStart(launch, session), ctx.clock.now().toISOString());

@@ -5,6 +5,6 @@
 // Everything outside this folder imports it from here.
 
 export { launchAttempt } from './attempt-launch.js';
-export type { AttemptContext, Executor } from './attempt-launch.js';
+export type { AttemptContext, AttemptMachines, Executor } from './attempt-launch.js';
 export { readAgentOutput } from './agent-launch.js';
 export { attemptFiles, fillArgv } from './executor-launch.js';
