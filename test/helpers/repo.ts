@@ -18,9 +18,11 @@ import { afterAll } from 'vitest';
 // real process.
 
 const made: string[] = [];
+// (removing a file's hundreds of repositories takes more than the default 10 s hook time
+// on a loaded 2-core machine: a cleanup, not a measured figure)
 afterAll(() => {
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 export function tempDir(prefix = 'lanes-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
