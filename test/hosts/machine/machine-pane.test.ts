@@ -118,6 +118,12 @@ describe('the machine host in the TUI', () => {
       }).stdout.trim();
     await until(() => height() !== '50', 'the window sized to the attach', poll);
     expect(height()).toBe('24');
+    // A resize of the pane resizes the session there (its attach pty is told, tmux follows it).
+    session.resize(100, 30);
+    await until(() => height() === '30', 'the session resized with its pane', {
+      ...poll,
+      detail: () => height(),
+    });
     const status = (lines: string[]) => lines.filter((l) => /\[lanes-|^\[\d+\] /.test(l));
     expect(status(screen.lines()), screen.lines().join('\n')).toEqual([]);
     expect(status(session.recentLines(24))).toEqual([]);
