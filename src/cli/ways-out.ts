@@ -1,7 +1,7 @@
 import { loadConfig } from '../store/config-file.js';
 import { ExitCode, isLanesError } from '../core/basics/errors.js';
 import type { BatchRecord } from '../core/records/record.js';
-import { INTEGRATED_STATES } from '../core/records/record.js';
+import { INTEGRATED_STATES, TERMINAL_BATCH_STATES } from '../core/records/record.js';
 import type { Report } from '../core/records/report.js';
 import { tick } from '../core/tick/tick.js';
 import type { TickInput } from '../core/tick/tick.js';
@@ -20,11 +20,14 @@ import { batchPorts } from './batch-run/batch-ports.js';
 import { LaneWorktrees } from '../git/ports/lane-worktrees.js';
 import type { CommandContext } from './context.js';
 import { formatReport } from './batch-run/print-report.js';
+import { openRecordPool, stopOnMachines } from './batch-run/offline-machines.js';
+import type { MachinePool } from '../machines/link/machine-pool.js';
 
 // `lanes drop` and `lanes cancel` (docs/DECISIONS.md, "No dead ends"). With nobody running
 // the batch, the command takes the lock and does it itself: stops executors a gone
 // coordinator left running, ticks with the request, releases integrated lanes (cancel),
-// moves dropped lanes to the trash. With a live coordinator holding the lock, it leaves a
+// moves dropped lanes to the trash. Lanes on machines: their executors are ended there, and
+// a batch that ended (cancel) has what it left there removed, their work kept here. With a live coordinator holding the lock, it leaves a
 // request for it (src/store/requests.ts) and waits until the record shows it done.
 
 export const HANDOVER_TIMEOUT_MS = 30_000;
@@ -47,14 +50,19 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
     if (isLanesError(error) && error.code === 'lock_held') return handOver(ctx, way);
     throw error;
   }
+  let pool: MachinePool | null = null;
   try {
     const ports = batchPorts(way.repo, way.batchId);
     const before = ports.store.readRecord();
+    pool = await openRecordPool(way.repo, before, (name, why) =>
+      ctx.stderr(`lanes ${way.request.action}: machine ${name} not reached: ${why}\n`),
+    );
     const stopping =
       way.request.action === 'cancel'
         ? before.children.filter((c) => c.lane && !INTEGRATED_STATES.has(c.state)).map((c) => c.task_id)
         : [way.request.task_id];
     for (const task of stopping) await stopRecordedExecutor(ports.store.readKernel(task));
+    if (pool) await stopOnMachines(pool, way.batchId, before, stopping);
     const input: TickInput =
       way.request.action === 'cancel'
         ? { cancel: { reason: way.request.reason } }
@@ -81,10 +89,14 @@ export async function carryOut(ctx: CommandContext, way: WayOut): Promise<number
     }
     const trashed = await trashAndJournal(worktrees, ports.store, ports.store.readRecord());
     if (released > 0) report = await tick(ports, {}); // records the releases
+    const after = ports.store.readRecord();
+    if (pool && TERMINAL_BATCH_STATES.has(after.batch_state))
+      await pool.cleanBatch(way.batchId, after.children);
     ctx.stdout(formatReport(report));
     printTrashed(ctx, trashed);
     return ExitCode.ok;
   } finally {
+    await pool?.close();
     await lock.release();
   }
 }

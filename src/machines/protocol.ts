@@ -248,9 +248,13 @@ export function tmuxSafe(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
-/** The tmux session of one attempt of a child: `lanes-<batch>-<child>-<attempt>`, tmux-safe. */
-export function sessionName(batch: string, child: string, attempt: number): string {
-  return tmuxSafe(`lanes-${batch}-${child}-${attempt}`);
+/**
+ * The tmux session of one attempt of a child: `lanes-<batch>-<child>-<run>-<attempt>`,
+ * tmux-safe. The run is in it: a child run again in the same batch on the same machine (its
+ * lane made again, a move back) starts at attempt 1 again, and must not meet its old session.
+ */
+export function sessionName(batch: string, child: string, run: string, attempt: number): string {
+  return tmuxSafe(`lanes-${batch}-${child}-${run}-${attempt}`);
 }
 
 /** The socket tmux runs lanes' sessions on (`tmux -L lanes`): the user's own server is untouched. */

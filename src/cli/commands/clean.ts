@@ -11,8 +11,7 @@ import { batchIdArg, parseCommand } from '../args.js';
 import type { CommandContext } from '../context.js';
 import { theBatch } from './the-batch.js';
 import type { BatchRecord } from '../../core/records/record.js';
-import { MachinePool } from '../../machines/link/machine-pool.js';
-import { sideScriptPath } from '../batch-run/batch-machines.js';
+import { openRecordPool } from '../batch-run/offline-machines.js';
 
 /** `lanes clean [<batch>] [--force]` */
 export async function cleanCommand(ctx: CommandContext, argv: string[]): Promise<number> {
@@ -58,23 +57,11 @@ function removeIfEmpty(dir: string): void {
  * answer is named and left as it is.
  */
 async function cleanMachines(ctx: CommandContext, repo: RepoPaths, record: BatchRecord, batchId: string) {
-  const config = loadConfig(repo.root);
-  if (!config.machines || !record.children.some((c) => c.machine && c.machine !== 'local')) return;
-  const pool = await MachinePool.open(
-    {
-      machines: config.machines,
-      sshCommand: config.ssh_command,
-      machineTimeoutMs: config.machine_timeout * 60_000,
-      stateDir: repo.stateDir,
-      repoRoot: repo.root,
-      sideScript: sideScriptPath(),
-    },
-    [],
+  const pool = await openRecordPool(repo, record, (name, why) =>
+    ctx.stderr(`lanes clean: machine ${name} not cleaned: ${why}\n`),
   );
+  if (!pool) return;
   try {
-    for (const v of pool.currentViews())
-      if (v.state === 'left out')
-        ctx.stderr(`lanes clean: machine ${v.name} not cleaned: ${v.reason ?? ''}\n`);
     await pool.cleanBatch(batchId, record.children);
   } finally {
     await pool.close();

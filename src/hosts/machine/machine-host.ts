@@ -57,7 +57,7 @@ export class MachineHost implements Host {
     const batch = this.options.batchId;
     const files = remoteFiles(this.client, batch, spec);
     const { argv, env } = await sendLaunch(this.client, batch, spec, files);
-    const wanted = sessionName(batch, spec.taskId, spec.attempt);
+    const wanted = sessionName(batch, spec.taskId, spec.runId, spec.attempt);
     const { name } = await this.client.call<{ name: string }>('session.start', {
       name: wanted,
       cwd: spec.cwd,

@@ -4,20 +4,24 @@ import type { MachineClient } from '../../machines/link/machine-client.js';
 import { tmuxSafe } from '../../machines/protocol.js';
 import type { LaunchSpec } from '../host.js';
 
-// Where an attempt of a lane on a machine keeps its files there: `<root>/runs/<batch>/<child>/`
-// (the prompt, the transcript its tmux session appends to, the status file its exit wrapper
+// Where an attempt of a lane on a machine keeps its files there:
+// `<root>/runs/<batch>/<child>/<run>/` (a run of its own: a child run again in the batch starts
+// at attempt 1 again, and must not find the old run's status file) (the prompt, the transcript its tmux session appends to, the status file its exit wrapper
 // writes). The coordinator keeps the same files in the child's log folder; what the
 // executor is handed of them (its argv, its environment) is sent over and renamed, and what
 // it writes is brought back into the local ones.
 
-/** The prefix every session of a batch's child has (its attempts' numbers follow it). */
+/** The prefix every session of a batch's child has (its run and attempt number follow it). */
 export function lanePrefix(batch: string, child: string): string {
   return tmuxSafe(`lanes-${batch}-${child}-`);
 }
 
-/** Whether `name` is an attempt's session of the child with prefix `prefix` (not of child `<child>-2`). */
+/**
+ * Whether `name` is an attempt's session of the child with prefix `prefix`: a run id
+ * (`run-…`, newRunId) and a number follow it, not the rest of child `<child>-2`'s name.
+ */
 export function isAttemptOf(name: string, prefix: string): boolean {
-  return name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length));
+  return name.startsWith(prefix) && /^run-[A-Za-z0-9_-]*-\d+$/.test(name.slice(prefix.length));
 }
 
 export interface RemoteFiles {
@@ -28,7 +32,7 @@ export interface RemoteFiles {
 }
 
 export function remoteFiles(client: MachineClient, batch: string, spec: LaunchSpec): RemoteFiles {
-  const dir = `${client.root}/runs/${batch}/${spec.taskId}`;
+  const dir = `${client.root}/runs/${batch}/${spec.taskId}/${tmuxSafe(spec.runId)}`;
   return { dir, log: `${dir}/${basename(spec.logPath)}`, status: `${dir}/${basename(spec.statusPath)}` };
 }
 

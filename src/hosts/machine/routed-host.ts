@@ -22,6 +22,8 @@ export class RoutedHost implements Host {
   /** The names of the hosts whose attempts this one finds again after a restart (its machines'). */
   readonly reattaches: readonly string[];
   private readonly machines = new Map<string, Host>();
+  /** The last size set: a machine's host made later opens its panes at it too. */
+  private size: { cols: number; rows: number } | null = null;
 
   constructor(
     private readonly local: Host,
@@ -56,6 +58,7 @@ export class RoutedHost implements Host {
 
   /** New panes open at this size (the local host's, when it has sizes, and every machine's). */
   setSize(cols: number, rows: number): void {
+    this.size = { cols, rows };
     for (const host of [this.local, ...this.machines.values()])
       (host as { setSize?: (c: number, r: number) => void }).setSize?.(cols, rows);
   }
@@ -72,6 +75,8 @@ export class RoutedHost implements Host {
     if (!host) {
       host = this.hostOf(client);
       this.machines.set(client.name, host);
+      if (this.size)
+        (host as { setSize?: (c: number, r: number) => void }).setSize?.(this.size.cols, this.size.rows);
     }
     return host;
   }

@@ -100,6 +100,8 @@ export async function startSession(
   const started = await tmux([
     ...['new-session', '-d', '-s', name, '-x', '200', '-y', '50', 'sh', file, ';'],
     ...['set-option', '-t', target, '@lanes_batch', batch ?? '', ';'],
+    // (no status line: the attach pane and its recent lines are the executor's screen only)
+    ...['set-option', '-t', target, 'status', 'off', ';'],
     ...['pipe-pane', '-t', target, '-o', pipe],
   ]);
   if (started.code !== 0 && !existsSync(status)) {

@@ -386,7 +386,9 @@ describe('a batch on two machines', () => {
     expect(await leftOnMachines(fixture)).toEqual([]);
     const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
     for (const child of cancelled.children) {
-      const who = (await git(repo, 'show', `lane/cln/${child.task_id}:who/${child.task_id}.txt`)).trim();
+      // (the cancel brought the work home onto its lane branch; clean keeps it as a local lane's)
+      const kept = `refs/lanes-trash/cln/${child.task_id}`;
+      const who = (await git(repo, 'show', `${kept}:who/${child.task_id}.txt`)).trim();
       expect(who, child.task_id).toBe(users.get((child as { machine?: string }).machine!));
     }
     const ssh = await execa('pgrep', ['-f', `ControlPath=${join(repo, '.git', 'lanes', 'ssh')}/`], {

@@ -65,7 +65,7 @@ describe('the machine host', () => {
     const prompt = spec.env.LANES_PROMPT_FILE!;
     const launch = { ...spec, argv: sh('cat "$1"; echo one; echo "two $LANES_TASK"; exit 3', prompt) };
     const session = await host.open(launch);
-    expect(session.paneId).toBe(`lanes-${batch}-c1-1`);
+    expect(session.paneId).toBe(`lanes-${batch}-c1-run-c1-1`);
     expect(session.pid).toBeNull();
     expect(await session.exited).toEqual({ code: 3, signal: null });
     expect(session.running).toBe(false);
@@ -74,7 +74,7 @@ describe('the machine host', () => {
     expect(readFileSync(launch.logPath, 'utf8')).toBe('the prompt of c1\none\ntwo c1\n');
     expect(session.recentLines(2)).toEqual(['one', 'two c1']);
     // The prompt went to the machine's run folder, and the executor was handed that copy.
-    const runDir = join(machine.root, 'runs', batch, 'c1');
+    const runDir = join(machine.root, 'runs', batch, 'c1', 'run-c1');
     expect(readFileSync(join(runDir, 'prompt-1.md'), 'utf8')).toBe('the prompt of c1\n');
     expect(existsSync(join(runDir, 'attempt-1.status'))).toBe(true);
   });
@@ -120,7 +120,8 @@ describe('the machine host', () => {
     await until(() => since('session.list').length >= 12, 'twelve polls', { ...poll, timeoutMs: 60_000 });
     // One list a poll, of the batch's sessions on this machine: never one a lane.
     expect(new Set(since('session.list').map((c) => c.args.prefix))).toEqual(new Set([`lanes-${batch}-`]));
-    const readsOfA = () => since('file.read').filter((c) => String(c.args.path).endsWith('/a/attempt-1.log'));
+    const readsOfA = () =>
+      since('file.read').filter((c) => String(c.args.path).endsWith('/a/run-a/attempt-1.log'));
     expect(readsOfA().length).toBeGreaterThan(0);
     expect(readsOfA().length).toBeLessThan(since('session.list').length / 2);
     // Once it prints, what it printed comes (within the longest wait between two reads).
@@ -156,7 +157,7 @@ describe('the machine host', () => {
     const never = join(machine.root, 'never');
     const session = await host.open(remoteLaunch(machine, batch, 'k', sh(`echo up; ${waitFor}`, never)));
     await until(() => session.recentLines(1)[0] === 'up', 'the executor running', poll);
-    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-k-1`]);
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-k-run-k-1`]);
     session.kill('SIGTERM');
     // (the side signals the pane's group: the exit wrapper goes too, and leaves no status)
     expect(await session.exited).toEqual({ code: null, signal: 'SIGTERM' });
@@ -174,10 +175,30 @@ describe('the machine host', () => {
     const other = await host.open(remoteLaunch(machine, batch, 'x-2', sh(waitFor, go)));
     await host.closeLane('x', mine.paneId!);
     await mine.exited;
-    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-x-2-1`]);
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-x-2-run-x-2-1`]);
     expect(other.running).toBe(true);
     writeFileSync(go, '');
     expect(await other.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('a child run again on the same machine (a lane re-made, a move back) gets a session and an exit of its own', async () => {
+    const machine = localMachine();
+    const batch = newBatch();
+    const host = makeHost(machine, batch);
+    const first = {
+      ...remoteLaunch(machine, batch, 'again', sh('echo first; exit 3')),
+      runId: 'run-one-aaaaaa',
+    };
+    const one = await host.open(first);
+    expect(await one.exited).toEqual({ code: 3, signal: null });
+    // The same child, attempt 1 again, in a run of its own (its log folder here is new too).
+    const spec = remoteLaunch(machine, batch, 'again', sh('echo second; exit 0'));
+    const second = { ...spec, runId: 'run-two-bbbbbb' };
+    const two = await host.open(second);
+    expect(two.paneId).not.toBe(one.paneId);
+    expect(await two.exited).toEqual({ code: 0, signal: null });
+    expect(readExitStatus(second.statusPath)).toEqual({ code: 0, signal: null });
+    expect(readFileSync(second.logPath, 'utf8')).toBe('second\n');
   });
 
   it('keeps a session as it was while the machine does not answer, and sees its exit once it does', async () => {
@@ -217,11 +238,11 @@ describe('the machine host', () => {
     const session = await first.open(spec);
     await until(() => session.recentLines(1)[0] === 'before', 'the first line', poll);
     await first.dispose(); // (the coordinator is gone: the session goes on)
-    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-r-1`]);
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-r-run-r-1`]);
 
     const again = makeHost(machine, batch);
     const reattachSpec = { ...spec, argv: [], env: {} }; // (what resume knows: executor-recovery.ts)
-    expect(await again.reattach(reattachSpec, `lanes-${batch}-r-99`)).toBeNull();
+    expect(await again.reattach(reattachSpec, `lanes-${batch}-r-run-r-99`)).toBeNull();
     const found = await again.reattach(reattachSpec, session.paneId!);
     expect(found?.running).toBe(true);
     writeFileSync(go, '');

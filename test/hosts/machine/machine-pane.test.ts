@@ -100,6 +100,37 @@ describe('the machine host in the TUI', () => {
     for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
   });
 
+  it("shows no tmux status line: the executor has the pane's every row", async () => {
+    const machine = localMachine();
+    const batch = testBatch();
+    batches.push(batch);
+    const host = tuiHost(machine, batch);
+    const never = `${machine.root}/never`;
+    const script = 'echo "rows $(tput lines)"; while [ ! -e "$1" ]; do sleep 0.05; done';
+    const session = await host.open(remoteLaunch(machine, batch, 's', ['sh', '-c', script, 'sh', never]));
+    const screen = session.screen!;
+    await until(() => screen.lines().some((l) => l.includes('rows')), 'the output in the pane', poll);
+    // (tmux draws its status line on the client: it waits for a frame after the attach)
+    await until(() => clientsOf(session.paneId!).length === 1, 'the attach attached', poll);
+    const height = () =>
+      spawnSync('tmux', ['-L', 'lanes', 'display', '-p', '-t', `=${session.paneId!}:`, '#{pane_height}'], {
+        encoding: 'utf8',
+      }).stdout.trim();
+    await until(() => height() !== '50', 'the window sized to the attach', poll);
+    expect(height()).toBe('24');
+    // A resize of the pane resizes the session there (its attach pty is told, tmux follows it).
+    session.resize(100, 30);
+    await until(() => height() === '30', 'the session resized with its pane', {
+      ...poll,
+      detail: () => height(),
+    });
+    const status = (lines: string[]) => lines.filter((l) => /\[lanes-|^\[\d+\] /.test(l));
+    expect(status(screen.lines()), screen.lines().join('\n')).toEqual([]);
+    expect(status(session.recentLines(24))).toEqual([]);
+    session.kill();
+    await session.exited;
+  });
+
   it('ends its attaches when it is disposed and leaves the session running there', async () => {
     const machine = localMachine();
     const batch = testBatch();
@@ -109,7 +140,7 @@ describe('the machine host in the TUI', () => {
     await until(() => session.screen!.lines().some((l) => l.includes('up')), 'the pane', poll);
     await host.dispose();
     for (const pid of attachPidsOf(machine)) expect(isSameProcessAlive(pid, null)).toBe(false);
-    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-d-1`]);
+    expect(tmuxSessionsOf(batch)).toEqual([`lanes-${batch}-d-run-d-1`]);
     killSessionsOf(batch); // (the test's own cleanup: lanes never ends it on dispose)
   });
 });

@@ -54,7 +54,7 @@ describe('the side script: files, setup and ending a session', () => {
     const m = machine('repo-000000000005');
     const batch = batchId('k');
     cleanups.push(() => m.call('batch.clean', { batch }));
-    const name = sessionName(batch, 'a', 1);
+    const name = sessionName(batch, 'a', 'run-x', 1);
     const run = join(m.root, 'runs', batch, 'a');
     mkdirSync(run, { recursive: true });
     writeFileSync(join(run, 'x'), '');

@@ -42,7 +42,7 @@ describe('the side script: sessions', () => {
     const m = machine('repo-000000000001');
     const batch = batchId('s');
     cleanups.push(() => m.call('batch.clean', { batch }));
-    const name = sessionName(batch, 'a', 1);
+    const name = sessionName(batch, 'a', 'run-x', 1);
     const run = join(m.root, 'runs', batch, 'a');
     const work = join(m.root, 'work');
     mkdirSync(work, { recursive: true });
@@ -81,7 +81,7 @@ describe('the side script: sessions', () => {
     const strings = canaryStrings(join(canaryDir, 'CANARY'));
     const batch = batchId('c');
     cleanups.push(() => m.call('batch.clean', { batch }));
-    const name = sessionName(batch, 'a.b', 1); // (a `.` tmux would not take)
+    const name = sessionName(batch, 'a.b', 'run-x', 1); // (a `.` tmux would not take)
     const cwd = join(m.root, 'work', HOSTILE_SEGMENT);
     mkdirSync(cwd, { recursive: true });
     const run = join(m.root, 'runs', batch, HOSTILE_SEGMENT);
@@ -133,7 +133,7 @@ describe('the side script: batch.clean', () => {
       ).toBeNull();
       const run = join(m.root, 'runs', batch, 'a');
       await m.call('session.start', {
-        name: sessionName(batch, 'a', 1),
+        name: sessionName(batch, 'a', 'run-x', 1),
         cwd: lane,
         argv: ['sh', '-c', 'echo $$ > "$0"; exec sleep 600', join(run, 'pid')],
         env: {},
@@ -155,12 +155,12 @@ describe('the side script: batch.clean', () => {
     const keptSleep = pidOf(kept);
 
     const cleaned = await m.call('batch.clean', { batch: gone });
-    expect(cleaned.sessions).toEqual([sessionName(gone, 'a', 1)]);
+    expect(cleaned.sessions).toEqual([sessionName(gone, 'a', 'run-x', 1)]);
     expect(cleaned.branches).toEqual([laneBranch(gone, 'a')]);
 
     const names = tmuxNames();
-    expect(names).not.toContain(sessionName(gone, 'a', 1));
-    expect(names).toContain(sessionName(kept, 'a', 1));
+    expect(names).not.toContain(sessionName(gone, 'a', 'run-x', 1));
+    expect(names).toContain(sessionName(kept, 'a', 'run-x', 1));
     await until(() => !alive(goneSleep), 'the cleaned batch’s executor to end');
     expect(alive(keptSleep)).toBe(true);
     const worktrees = await git(cache, 'worktree', 'list', '--porcelain');
@@ -171,7 +171,7 @@ describe('the side script: batch.clean', () => {
     expect(existsSync(join(m.root, 'runs', gone))).toBe(false);
     expect(existsSync(join(m.root, 'runs', kept, 'a', 'pid'))).toBe(true);
     expect(existsSync(machineLanePath(m.root, 'm1', m.repo, gone, 'a'))).toBe(false);
-    expect(await m.call('session.list', { prefix: sessionName(gone, 'a', 1) })).toEqual([]);
+    expect(await m.call('session.list', { prefix: sessionName(gone, 'a', 'run-x', 1) })).toEqual([]);
 
     // Again: nothing left to do, nothing of the other batch touched.
     expect(await m.call('batch.clean', { batch: gone })).toEqual({
@@ -180,6 +180,6 @@ describe('the side script: batch.clean', () => {
       sessions: [],
       runs: [],
     });
-    expect(tmuxNames()).toContain(sessionName(kept, 'a', 1));
+    expect(tmuxNames()).toContain(sessionName(kept, 'a', 'run-x', 1));
   });
 });

@@ -1,0 +1,143 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../../helpers/repo.js';
+import { until } from '../../helpers/until.js';
+import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
+import {
+  lanesProcess,
+  leanRepo,
+  readRecord,
+  spawnLanes,
+  worktreePaths,
+  writePlan,
+} from '../reliability/support.js';
+
+// `lanes cancel` and `lanes drop` with no coordinator running (it was killed -9) do for the
+// lanes on machines what they do for local lanes: their executors are stopped there (no
+// tmux session, no process of the machines' users left), and their work is kept on their
+// branches here. Run `npm run -s build` first.
+
+async function machineRepo(fixture: SshMachines): Promise<string> {
+  const repo = await leanRepo();
+  writeFileSync(
+    join(repo, 'lanes.config.json'),
+    `${JSON.stringify({
+      machines: fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })),
+      ssh_command: fixture.sshCommand,
+    })}\n`,
+  );
+  await git(repo, 'add', 'lanes.config.json');
+  await git(repo, 'commit', '-q', '-m', 'machines');
+  return repo;
+}
+
+function waitingPlan(batch: string, children: string[]): string {
+  return writePlan({
+    batch,
+    executor: 'script',
+    max_parallel: 4,
+    children: children.map((id) => ({
+      id,
+      goal: `write who ran ${id}, then wait`,
+      scope: [`who/${id}.txt`],
+      acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
+      run: `mkdir -p who && id -un > who/${id}.txt && while :; do sleep 0.1; done`,
+    })),
+  });
+}
+
+async function tmuxOf(fixture: SshMachines): Promise<string[]> {
+  const left: string[] = [];
+  for (const m of fixture.machines) {
+    const tmux = await execa('tmux', ['-L', 'lanes', 'list-sessions', '-F', '#{session_name}'], {
+      reject: false,
+      env: { TMUX_TMPDIR: '/tmp' },
+      uid: m.uid,
+    });
+    if (tmux.exitCode === 0) left.push(...String(tmux.stdout).split('\n').filter(Boolean));
+  }
+  return left;
+}
+
+function psOf(fixture: SshMachines): string {
+  const users = fixture.machines.map((m) => m.user).join(',');
+  return spawnSync('ps', ['-o', 'user,pid,args', '-u', users], { encoding: 'utf8' }).stdout;
+}
+
+/** Every process of the machines' users (the sshd sessions of a closed connection go soon after it). */
+async function usersProcesses(fixture: SshMachines): Promise<number[]> {
+  return (await Promise.all(fixture.machines.map((m) => processesOf(m.user)))).flat();
+}
+
+describe('drop and cancel of a batch on machines whose coordinator was killed', () => {
+  let fixture: SshMachines;
+  beforeAll(async () => {
+    fixture = await startSshMachines(2);
+  }, 60_000);
+  afterAll(async () => {
+    await fixture?.close();
+  }, 30_000);
+
+  async function killedMidRun(test: Parameters<typeof spawnLanes>[0], batch: string, children: string[]) {
+    const repo = await machineRepo(fixture);
+    const run = spawnLanes(test, ['-C', repo, 'start', waitingPlan(batch, children), '--yes', '--headless']);
+    await until(
+      () => {
+        const kids = readRecord(repo, batch)?.children ?? [];
+        return (
+          kids.length === children.length &&
+          kids.every((c) => c.lane && existsSync(join(c.lane.path, 'who', `${c.task_id}.txt`)))
+        );
+      },
+      'every child wrote who ran it',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
+    run.kill('SIGKILL');
+    await run;
+    expect((await tmuxOf(fixture)).length).toBeGreaterThan(0);
+    return repo;
+  }
+
+  it('lanes cancel stops the executors on the machines and keeps their work on their branches here', async (test) => {
+    const repo = await killedMidRun(test, 'ocx', ['o1', 'o2']);
+    const cancel = await lanesProcess(['-C', repo, 'cancel', 'ocx']);
+    expect(cancel.exitCode, cancel.stderr).toBe(0);
+    const record = readRecord(repo, 'ocx')!;
+    expect(record.batch_state).toBe('cancelled');
+    expect(await tmuxOf(fixture)).toEqual([]);
+    await until(
+      async () => (await usersProcesses(fixture)).length === 0,
+      'no process of the machines users',
+      {
+        timeoutMs: 15_000,
+        everyMs: 100,
+        detail: () => psOf(fixture),
+      },
+    );
+    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    for (const child of record.children) {
+      const who = (await git(repo, 'show', `lane/ocx/${child.task_id}:who/${child.task_id}.txt`)).trim();
+      expect(who, child.task_id).toBe(users.get((child as { machine?: string }).machine!));
+      expect(existsSync(child.lane!.path), `${child.task_id}'s worktree on its machine`).toBe(false);
+    }
+    expect(await worktreePaths(repo)).toEqual([repo]);
+  }, 120_000);
+
+  it('lanes drop stops that lane on its machine and leaves the others running', async (test) => {
+    const repo = await killedMidRun(test, 'odr', ['d1', 'd2']);
+    const drop = await lanesProcess(['-C', repo, 'drop', 'odr', 'd1']);
+    expect(drop.exitCode, drop.stderr).toBe(0);
+    const states = readRecord(repo, 'odr')!.children.map((c) => [c.task_id, c.state]);
+    expect(states.find(([t]) => t === 'd1')?.[1]).toBe('dropped');
+    const sessions = await tmuxOf(fixture);
+    expect(sessions.filter((s) => s.includes('-d1-'))).toEqual([]);
+    expect(sessions.filter((s) => s.includes('-d2-'))).toHaveLength(1);
+    const cancel = await lanesProcess(['-C', repo, 'cancel', 'odr']);
+    expect(cancel.exitCode, cancel.stderr).toBe(0);
+    expect(await tmuxOf(fixture)).toEqual([]);
+    expect((await git(repo, 'show', 'lane/odr/d1:who/d1.txt')).trim()).not.toBe('');
+  }, 120_000);
+});
