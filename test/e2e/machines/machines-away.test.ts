@@ -168,7 +168,7 @@ describe('a machine that goes away mid-run', () => {
    * (on m1) completes; m2 goes away for longer than machine_timeout (3 s here): the run
    * stops with `p2` parked `machine_lost: m2`, its ways on named by lanes status.
    */
-  async function lostOne(batch: string): Promise<string> {
+  async function lostOne(test: Parameters<typeof spawnLanes>[0], batch: string): Promise<string> {
     const repo = await machineRepo(fixture, { machine_timeout: 0.05 });
     const [m1, m2] = fixture.machines as [SshMachine, SshMachine];
     rmSync(join(m2.home, 'gate'), { force: true });
@@ -186,7 +186,7 @@ describe('a machine that goes away mid-run', () => {
         run: `mkdir -p who && id -un >> who/${id}.txt && while [ ! -f "$HOME/gate" ]; do sleep 0.1; done`,
       })),
     });
-    const run = spawnLanes(test0(), ['-C', repo, 'start', plan, '--yes', '--headless']);
+    const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
     await until(
       () => {
         const p2 = readRecord(repo, batch)?.children.find((c) => c.task_id === 'p2');
@@ -211,12 +211,9 @@ describe('a machine that goes away mid-run', () => {
     expect(status.stdout).toContain('--move');
     return repo;
   }
-  let current: Parameters<typeof spawnLanes>[0] | null = null;
-  const test0 = () => current!;
 
   it('lost for longer than machine_timeout: p2 parks machine_lost; back again, lanes resume completes it', async (test) => {
-    current = test;
-    const repo = await lostOne('lost');
+    const repo = await lostOne(test, 'lost');
     const m2 = fixture.machines[1]!;
     await fixture.startSshd(m2);
     writeFileSync(join(m2.home, 'gate'), '');
@@ -230,8 +227,7 @@ describe('a machine that goes away mid-run', () => {
   }, 180_000);
 
   it('lost: lanes resume --approve --move p2=m1 runs it again on m1 and completes, the old lane kept on m2', async (test) => {
-    current = test;
-    const repo = await lostOne('moved');
+    const repo = await lostOne(test, 'moved');
     const [m1, m2] = fixture.machines as [SshMachine, SshMachine];
     const old = readRecord(repo, 'moved')!.children.find((c) => c.task_id === 'p2')!.lane!.path;
     const r = await lanesProcess([
