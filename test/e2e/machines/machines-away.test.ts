@@ -85,7 +85,14 @@ async function takeAway(fixture: SshMachines, repo: string, m: SshMachine): Prom
       reject: false,
     },
   );
-  for (const pid of String(masters.stdout).split('\n').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+  // (the master, and any op through it: one may have ended since pgrep saw it)
+  for (const pid of String(masters.stdout).split('\n').filter(Boolean)) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
   await fixture.dropConnections(m);
 }
 
