@@ -31,9 +31,11 @@ export interface SshMachines {
   sshCommand: string[];
   /** Runs `remote` (one shell line) on a machine as its user; never throws. */
   ssh(machine: SshMachine, remote: string): Promise<{ exitCode: number; stdout: string; stderr: string }>;
-  /** Kills the listening sshd of a machine (connections made stay up); `startSshd` brings it back on the same port. */
+  /** Kills the listening sshd of a machine (connections made stay up); `startSshd` brings it back on the same port (nothing while it runs). */
   stopSshd(machine: SshMachine): Promise<void>;
   startSshd(machine: SshMachine): Promise<void>;
+  /** Every connection made to a machine dropped (its user's sshd processes killed; tmux and what it runs go on). */
+  dropConnections(machine: SshMachine): Promise<void>;
   /** Every process of the machines' users killed, the sshd stopped, the users and homes removed. */
   close(): Promise<void>;
 }
@@ -73,6 +75,33 @@ function isZombie(pid: number): boolean {
   } catch {
     return true; // (gone meanwhile)
   }
+}
+
+/** The sshd processes of `user` (one a connection: `sshd: <user>@notty`, or `sshd-session` since 9.8). */
+async function sshdSessionsOf(user: string): Promise<number[]> {
+  const r = await execa('pgrep', ['-u', user, '^sshd'], { reject: false });
+  return String(r.stdout)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(Number);
+}
+
+async function dropConnections(machine: SshMachine): Promise<void> {
+  await until(
+    async () => {
+      const pids = await sshdSessionsOf(machine.user);
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      return pids.length === 0;
+    },
+    `no connection to ${machine.name}`,
+    { timeoutMs: 10_000, everyMs: 50 },
+  );
 }
 
 async function killProcessesOf(user: string): Promise<void> {
@@ -121,6 +150,8 @@ export async function startSshMachines(count = 2, { forwarding = true } = {}): P
   const sshdConfig = (machine: SshMachine) => join(dir, `sshd_${machine.name}.conf`);
 
   async function startSshd(machine: SshMachine): Promise<void> {
+    const running = daemons.get(machine.name);
+    if (running && running.exitCode === null && running.signalCode === null) return; // (one a machine)
     const log = openSync(join(dir, `sshd_${machine.name}.log`), 'a');
     const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', sshdConfig(machine)], {
       stdio: ['ignore', log, log],
@@ -234,6 +265,7 @@ export async function startSshMachines(count = 2, { forwarding = true } = {}): P
     ssh,
     stopSshd,
     startSshd,
+    dropConnections,
     async close() {
       await cleanup();
       for (const machine of machines) {

@@ -173,7 +173,7 @@ export class ExecutorRunner {
     live.launching = this.launch(h, child, kernel, live).catch((error: unknown) => {
       // (one that started and failed after: it runs, and stays live)
       if (this.live.get(h.task_id) === live && live.session === null) this.live.delete(h.task_id);
-      this.failure.hold(error);
+      this.failure.holdUnlessAway(error); // (a machine away: started again once it answers)
       this.events.wake();
     });
     this.live.set(h.task_id, live);

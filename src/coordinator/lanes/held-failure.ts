@@ -1,5 +1,11 @@
+import { isLanesError } from '../../core/basics/errors.js';
+
 // An error met beside the loop (a lane job, an executor's start), kept until the loop can
 // throw it: where it would have gone had the work been awaited in the loop. The first wins.
+// An executor's start that met a machine that stopped answering (machine_unreachable) is
+// no failure of the batch (holdUnlessAway): the pool has it reconnecting, the tick leaves
+// its lanes and hands the start again once it answers (session.start is safe to run
+// twice), or parks them once it is lost.
 
 export class HeldFailure {
   private error: { value: unknown } | null = null;
@@ -10,6 +16,10 @@ export class HeldFailure {
 
   hold(error: unknown): void {
     this.error ??= { value: error };
+  }
+
+  holdUnlessAway(error: unknown): void {
+    if (!isLanesError(error) || error.code !== 'machine_unreachable') this.hold(error);
   }
 
   /** Throws the held error (once), if any. */

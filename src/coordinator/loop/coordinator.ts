@@ -7,7 +7,6 @@ import type { BatchState, ChildRecord } from '../../core/records/record.js';
 import { IN_FLIGHT_STATES, TERMINAL_BATCH_STATES } from '../../core/records/record.js';
 import type { Report } from '../../core/records/report.js';
 import type { Approval } from '../../core/ways-out/resume.js';
-import { tick } from '../../core/tick/tick.js';
 import type { ReviewVerdict } from '../../core/tick/tick.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { TickPorts } from '../../core/ports/tick-ports.js';
@@ -17,7 +16,7 @@ import { ExecutorRunner } from '../executors/executor-runner.js';
 import type { RunnerEvents } from '../executors/executor-runner.js';
 import type { LaneHealth } from '../executors/lane-watch.js';
 import { Steward } from '../lanes/steward.js';
-import { machineInput, type CoordinatorMachines } from './machines.js';
+import { machineInput, tickThroughAway, type CoordinatorMachines } from './machines.js';
 import { StewardJobs } from '../lanes/steward-jobs.js';
 import { HUMAN_STOPS } from '../../core/ways-out/wait-verdict.js';
 import { Effects } from './effects.js';
@@ -238,7 +237,8 @@ export class Coordinator {
           ...(this.approval ? { approval: this.approval } : {}),
         };
         this.approval = undefined;
-        const report = await tick(this.tickPorts, input).finally(() => this.runner.queue.tickDone());
+        const tickDone = () => this.runner.queue.tickDone();
+        const report = await tickThroughAway(this.options.machines, this.tickPorts, input).finally(tickDone);
         await this.waysOut.afterTick(waysOut.files, report.children);
         if (input.approval) {
           this.plan = this.options.ports.store.readPlan();

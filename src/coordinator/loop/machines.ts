@@ -1,3 +1,8 @@
+import { isLanesError } from '../../core/basics/errors.js';
+import type { TickPorts } from '../../core/ports/tick-ports.js';
+import type { Report } from '../../core/records/report.js';
+import { tick } from '../../core/tick/tick.js';
+import type { TickInput } from '../../core/tick/tick-input.js';
 import type { StewardMachines } from '../lanes/steward.js';
 import type { AttemptMachines } from '../executors/launch/index.js';
 
@@ -24,4 +29,31 @@ export function machineInput(machines: CoordinatorMachines | undefined) {
     unreachableMachines: machines.unreachable(),
     lostMachines: machines.lost(),
   };
+}
+
+/** How many times one tick is run again because a machine stopped answering in it. */
+const AWAY_TRIES = 8;
+
+/**
+ * Runs a tick; when a machine stops answering in it (machine_unreachable: the link gave up
+ * after seconds and the pool has it reconnecting now, or lost), the tick is run again with
+ * the machines as they are now, so that it leaves that machine's lanes and the lanes
+ * elsewhere go on. The same input otherwise: its exits and turn ends are not lost.
+ */
+export async function tickThroughAway(
+  machines: CoordinatorMachines | undefined,
+  ports: TickPorts,
+  input: TickInput,
+): Promise<Report> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await tick(ports, input);
+    } catch (error) {
+      if (!machines || !isLanesError(error) || error.code !== 'machine_unreachable' || tries >= AWAY_TRIES)
+        throw error;
+      input = { ...input, ...machineInput(machines) };
+      // (told of no change: the machine answered again meanwhile, or is not yet marked; a breath)
+      await new Promise((resolve) => setTimeout(resolve, 100 * tries));
+    }
+  }
 }

@@ -140,6 +140,7 @@ export class MachineLink implements MachineClient {
     // read blocks, so it makes one connection of its own)
     let r = run(true);
     if (r.exitCode === SSH_FAILED) r = run(false);
+    if (r.exitCode === SSH_FAILED) this.connection.away(); // (reconnecting: the tick leaves its lanes)
     return this.answer<T>(op, r);
   }
 

@@ -43,6 +43,12 @@ export type { MachineView };
 export const DEFAULT_ROOT = '~/.cache/lanes';
 /** How long the check at the start waits for a machine that does not answer. */
 const PREFLIGHT_WAIT_MS = 4_000;
+/**
+ * How long one op tries a machine that does not answer before it says machine_unreachable:
+ * seconds, so that the tick goes on with the lanes elsewhere (the machine is reconnecting
+ * meanwhile, and lost once machine_timeout passes).
+ */
+export const OP_RETRY_MS = 5_000;
 
 /** The control socket of a machine: under the state dir, unless that path is too long for a socket. */
 export function controlPath(stateDir: string, machine: string): string {
@@ -100,7 +106,7 @@ export class MachinePool {
           pool.views.push({ name: m.name, slots: m.slots, state: 'left out', reason: checked.reason ?? '' });
           return;
         }
-        connection.retryForMs = options.machineTimeoutMs;
+        connection.retryForMs = Math.min(OP_RETRY_MS, options.machineTimeoutMs);
         pool.remotes.set(m.name, new RemoteMachine(link, new MachineObjects(options.repoRoot, link)));
         pool.views.push({ name: m.name, slots: m.slots, state: 'ready' });
       }),

@@ -10,7 +10,9 @@ import { shellLine } from './shell-quote.js';
 // its control socket. Commands never start a master of their own (ControlMaster=no): a
 // master lanes did not start would hold the socket without the forwarded hook sockets.
 // When the master has gone (the network dropped, the machine rebooted) the next command
-// starts it again, with backoff, until `retryForMs`; then 'machine_unreachable'.
+// starts it again, with backoff, until `retryForMs` (seconds, not machine_timeout: a tick
+// must not wait for one machine while lanes elsewhere could go on); then
+// 'machine_unreachable', and the master is made again in the background until it answers.
 
 export interface SshTarget {
   /** The machine's name in the config. */
@@ -105,12 +107,14 @@ export class SshConnection {
         this.lastError = error instanceof Error ? error.message : String(error);
       }
       this.unreachableSince ??= Date.now();
-      if (Date.now() - this.unreachableSince >= this.retryForMs)
+      if (Date.now() - this.unreachableSince >= this.retryForMs) {
+        this.away();
         throw new LanesError(
           'machine_unreachable',
           `machine ${this.target.name} (${this.target.destination}) does not answer: ${this.lastError}`,
           1,
         );
+      }
       await new Promise((resolve) =>
         setTimeout(resolve, BACKOFF_MS[Math.min(tries++, BACKOFF_MS.length - 1)]),
       );
@@ -118,6 +122,20 @@ export class SshConnection {
   }
 
   private reconnecting = false;
+
+  /**
+   * The machine does not answer (an op gave up on it): it is reconnecting from now, and its
+   * master is made again in the background (a master that still runs but does not carry
+   * commands is ended first, by its pid: lanes started it).
+   */
+  away(): void {
+    this.unreachableSince ??= Date.now();
+    if (this.closed || this.reconnecting) return;
+    const master = this.master;
+    this.master = null; // (its exit is no drop of its own now)
+    if (master && master.exitCode === null && master.signalCode === null) master.kill('SIGTERM');
+    this.dropped();
+  }
 
   private dropped(): void {
     this.unreachableSince ??= Date.now();
