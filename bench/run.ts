@@ -15,6 +15,7 @@ import { formatFigure } from './stats.js';
 import type { Figure } from './stats.js';
 import { tickScaling } from './tick-scaling.js';
 import { machinesSim } from './sim/main.js';
+import { remoteLaneOverhead, sshProcessesPerLane } from './remote-lane.js';
 
 // `npm run bench`: one line per figure, and bench/results.json. A benchmark, not a test:
 // nothing in `npm test` depends on these numbers. BENCH_QUICK=1 shrinks every figure for
@@ -39,6 +40,8 @@ const figures: [string, () => Promise<Figure>][] = [
   ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
   ['rebuild_64', () => rebuild64(RUNS)],
   ['machines_sim', () => machinesSim(quick ? 40 : 100)],
+  ['remote_lane_overhead', () => remoteLaneOverhead(quick ? 2 : 5)],
+  ['ssh_processes_per_lane', () => sshProcessesPerLane(quick ? [1, 2] : [1, 4])],
 ];
 
 const results: Figure[] = [];

@@ -11,6 +11,8 @@ export interface Figure {
   unit: string;
   met: boolean;
   detail: Record<string, unknown>;
+  /** Why the figure was not measured here (it is then printed as skipped, not failed). */
+  skipped?: string;
 }
 
 export function median(xs: readonly number[]): number {
@@ -79,8 +81,11 @@ export function round(x: number): number {
 }
 
 export function formatFigure(f: Figure): string {
+  if (f.skipped) return `${f.name}: skipped: ${f.skipped}`;
   const v = (x: number) => (f.unit === 'x' ? x.toFixed(2) : `${x.toFixed(1)}`);
-  return `${f.name}: ${v(f.value)}${f.unit === 'x' ? '' : ` ${f.unit}`} (${v(f.min)}..${v(f.max)}) target ${f.target}${f.unit === 'x' ? 'x' : ` ${f.unit}`}: ${f.met ? 'met' : 'missed'}`;
+  const range = `${f.name}: ${v(f.value)}${f.unit === 'x' ? '' : ` ${f.unit}`} (${v(f.min)}..${v(f.max)})`;
+  if (Number.isNaN(f.target)) return `${range} (no target: a figure to watch)`;
+  return `${range} target ${f.target}${f.unit === 'x' ? 'x' : ` ${f.unit}`}: ${f.met ? 'met' : 'missed'}`;
 }
 
 export async function timeIt(fn: () => Promise<unknown>): Promise<number> {

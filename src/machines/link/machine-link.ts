@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { LanesError } from '../../core/basics/errors.js';
 import { answerSchema, type HelloValue, machineRepoPath } from '../protocol.js';
 import type { MachineClient } from './machine-client.js';
+import { OpServer } from './op-server.js';
 import type { SshConnection } from './ssh-connection.js';
 import { SSH_FAILED, type SshResult } from './ssh-process.js';
 import { rootWord, shellLine, shellQuote } from './shell-quote.js';
@@ -26,6 +27,13 @@ export interface MachineLinkOptions {
 export class MachineLink implements MachineClient {
   private resolvedRoot: string | null = null;
   hello: HelloValue | null = null;
+  /** The long-lived side script there that answers ops (one a machine, started on the first op). */
+  private readonly ops = new OpServer(async () => {
+    await this.connection.ensureMaster();
+    return this.connection.argvForLine(
+      shellLine([...this.envWords(), 'node', `${this.root}/machine.js`, 'serve']),
+    );
+  });
 
   constructor(
     readonly name: string,
@@ -98,6 +106,9 @@ export class MachineLink implements MachineClient {
   }
 
   async call<T>(op: string, args: unknown): Promise<T> {
+    const served = await this.ops.send({ op, root: this.root, repo: this.options.repo, args });
+    if (served !== null) return this.answer<T>(op, { exitCode: 0, stdout: served, stderr: '' });
+    // (no server to ask: the op a process of its own, retried while the connection is down)
     const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
     const r = await this.connection.run(
       shellLine([...this.envWords(), 'node', `${this.root}/machine.js`, 'op']),
@@ -148,6 +159,12 @@ export class MachineLink implements MachineClient {
   private envWords(): string[] {
     const env = Object.entries(this.options.env ?? {});
     return env.length ? ['env', ...env.map(([k, v]) => `${k}=${v}`)] : [];
+  }
+
+  /** Ends the op server there, then the shared connection. */
+  async close(): Promise<void> {
+    await this.ops.close();
+    await this.connection.close();
   }
 
   sshArgv(remote: readonly string[], options: { tty?: boolean } = {}): string[] {

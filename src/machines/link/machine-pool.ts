@@ -102,7 +102,7 @@ export class MachinePool {
         });
         const checked = await preflightMachine(link, programs, options.needsHook ?? false);
         if (!checked.ok) {
-          await connection.close();
+          await link.close();
           pool.views.push({ name: m.name, slots: m.slots, state: 'left out', reason: checked.reason ?? '' });
           return;
         }
@@ -207,6 +207,6 @@ export class MachinePool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.remotes.values()].map((m) => m.link.connection.close()));
+    await Promise.all([...this.remotes.values()].map((m) => m.link.close()));
   }
 }

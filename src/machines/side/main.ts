@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline';
 import { relayHook } from '../../agents/hook-relay.js';
 import { isLanesError } from '../../core/basics/errors.js';
 import { RepoSessions } from '../../git/runner/repo-sessions.js';
@@ -10,7 +11,11 @@ import { answer } from './op.js';
 //   answer line on stdout.
 // - `node machine.js hook <kind>`: exactly `lanes hook <kind>` (the same code,
 //   src/agents/hook-relay.ts), to the coordinator's socket forwarded over ssh.
-// A short-lived process: git runs in it (no process helper to start first).
+// - `node machine.js serve`: the same ops, one a line (`{"id":n,"request":{…}}` in,
+//   `{"id":n,"answer":{…}}` out, answered as they end, several at once), for as long as
+//   stdin is open: the link keeps one a machine, so an op costs neither a node start nor
+//   an ssh session (the figure: docs/BENCH.md "Remote lanes").
+// Git runs in it (no process helper to start first).
 
 process.env.LANES_PROCESS_HELPER ??= '0';
 
@@ -18,6 +23,30 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Answers each request line until stdin ends and every answer is written. */
+async function serve(): Promise<number> {
+  const pending = new Set<Promise<void>>();
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  process.stdout.on('error', () => process.exit(0)); // (the link went: nobody reads the answers)
+  for await (const text of lines) {
+    if (!text.trim()) continue;
+    let id: unknown = null;
+    let request: unknown = null;
+    try {
+      ({ id, request } = JSON.parse(text) as { id: unknown; request: unknown });
+    } catch {
+      // (answered below as a bad request, its id unknown)
+    }
+    const one = answer(JSON.stringify(request ?? null)).then(({ answer: line }) => {
+      process.stdout.write(`${JSON.stringify({ id, answer: line })}\n`);
+    });
+    pending.add(one);
+    void one.finally(() => pending.delete(one));
+  }
+  await Promise.all(pending);
+  return 0;
 }
 
 const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
@@ -29,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
     await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(line)}\n`, () => resolve()));
     return exitCode;
   }
+  if (command === 'serve' && rest.length === 0) return serve();
   if (command === 'hook') {
     try {
       return await relayHook(
@@ -42,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   process.stderr.write(
-    'usage: node machine.js op  (one JSON request on stdin) | node machine.js hook <kind>\n',
+    'usage: node machine.js op  (one JSON request on stdin) | node machine.js serve | node machine.js hook <kind>\n',
   );
   return BAD_REQUEST_EXIT;
 }

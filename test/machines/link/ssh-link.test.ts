@@ -7,6 +7,7 @@ import { shellLine } from '../../../src/machines/link/shell-quote.js';
 import { SshConnection } from '../../../src/machines/link/ssh-connection.js';
 import { git, makeRepo, tempDir } from '../../helpers/repo.js';
 import { type SshMachines, startSshMachines } from '../../helpers/sshd.js';
+import { until } from '../../helpers/until.js';
 
 // The link's ssh layer against real OpenSSH: one shared connection a machine, every word
 // reaching the remote shell as it was sent, a dropped connection made again, and objects
@@ -151,5 +152,35 @@ describe('the ssh link', () => {
     });
     expect(logs.env).toContain(`<${value}>`);
     expect(readdirSync(m.home).filter((f) => f.startsWith('CANARY'))).toEqual([]);
+  }, 60_000);
+
+  it('answers every op of a machine from one side process there, and goes on when the connection drops', async () => {
+    const m = fixture.machines[0]!;
+    const c = connect(0);
+    const link = new MachineLink(m.name, c, {
+      sideScript: join(import.meta.dirname, '..', '..', '..', 'dist', 'lanes', 'machine.js'),
+      root: '~/.cache/lanes',
+      repo: 'repo-0123456789ab',
+    });
+    await link.connect();
+    // (a check's parent is the side process that ran it)
+    const sidePid = async () => {
+      const { logs } = await link.call<{ logs: Record<string, string> }>('qa.runChecks', {
+        cwd: link.root,
+        checks: [{ id: 'parent', run: ['sh', '-c', 'echo "<$PPID>"'] }],
+      });
+      return /<(\d+)>/.exec(logs.parent ?? '')?.[1];
+    };
+    const pids = await Promise.all(Array.from({ length: 6 }, sidePid));
+    expect(pids.every((pid) => pid !== undefined)).toBe(true);
+    expect(new Set(pids).size).toBe(1);
+    process.kill(c.masterPid!, 'SIGKILL');
+    expect(await sidePid()).toMatch(/^\d+$/);
+    await link.close();
+    await until(
+      async () => !(await fixture.ssh(m, 'ps -u "$(id -u)" -o args=')).stdout.includes('machine.js serve'),
+      'no side process left there',
+      { timeoutMs: 10_000, everyMs: 100 },
+    );
   }, 60_000);
 });

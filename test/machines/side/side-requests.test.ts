@@ -75,9 +75,36 @@ describe('the side script: requests it cannot run', () => {
   });
 
   it('an unknown command: usage and exit 2', async () => {
-    const raw = await runSide('', ['serve']);
+    const raw = await runSide('', ['nonsense']);
     expect(raw.exitCode).toBe(2);
     expect(raw.stderr).toMatch(/usage: node machine\.js op/);
+  });
+});
+
+describe('serve', () => {
+  it('answers each request line with its id until stdin ends, a bad one as bad_request', async () => {
+    const home = tempDir('lanes-side-home-');
+    const lines = [
+      { id: 1, request: { op: 'hello', root: '~/.cache/lanes' } },
+      { id: 2, request: { op: 'no.such.op', root: '/tmp' } },
+      { id: 3, request: { op: 'hello', root: '~/.cache/lanes' } },
+    ];
+    const raw = await runSide(lines.map((l) => `${JSON.stringify(l)}\n`).join(''), ['serve'], {
+      HOME: home,
+    });
+    expect(raw.exitCode, raw.stderr).toBe(0);
+    const answers = raw.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { id: number; answer: { ok: boolean; code?: string; value?: { home?: string } } },
+      );
+    const byId = new Map(answers.map((a) => [a.id, a.answer]));
+    expect([...byId.keys()].sort()).toEqual([1, 2, 3]);
+    expect(byId.get(1)?.value?.home).toBe(home);
+    expect(byId.get(2)).toMatchObject({ ok: false, code: 'bad_request' });
+    expect(byId.get(3)?.ok).toBe(true);
   });
 });
 
