@@ -2,10 +2,10 @@ import { isLanesError } from '../../core/basics/errors.js';
 
 // An error met beside the loop (a lane job, an executor's start), kept until the loop can
 // throw it: where it would have gone had the work been awaited in the loop. The first wins.
-// An executor's start that met a machine that stopped answering (machine_unreachable) is
-// no failure of the batch (holdUnlessAway): the pool has it reconnecting, the tick leaves
-// its lanes and hands the start again once it answers (session.start is safe to run
-// twice), or parks them once it is lost.
+// An executor's start or a lane job that met a machine that stopped answering
+// (machine_unreachable) is no failure of the batch (holdUnlessAway): the pool has it
+// reconnecting, the tick leaves its lanes and hands the start, the provision or the release
+// again once it answers (each is safe to run twice), or parks them once it is lost.
 
 export class HeldFailure {
   private error: { value: unknown } | null = null;

@@ -69,7 +69,8 @@ export class StewardJobs {
   constructor(private readonly deps: StewardJobsDeps) {
     this.jobs = new LaneJobs(
       (_key, error) => {
-        this.failure.hold(error);
+        // (a job that met an away machine is done again by the next tick's handoff)
+        this.failure.holdUnlessAway(error);
         deps.wake();
       },
       () => deps.wake(), // (a kept release or a lane made ahead wakes nothing else)
