@@ -31,6 +31,12 @@ export function Header({ snapshot, now, width }: { snapshot: TuiSnapshot; now: n
     { text: s.branch, priority: 6, dim: true },
     { text: s.batchState, priority: 0, color: stateColor(s.batchState) },
     ...(s.paused ? [{ text: 'dispatch paused', priority: 1, color: 'yellow' }] : []),
+    // A machine that does not answer: its lanes wait (reconnecting) or are parked (lost).
+    ...s.machinesAway.map((m) => ({
+      text: `${m.name} ${m.state}`,
+      priority: 1,
+      color: m.state === 'lost' ? 'red' : 'yellow',
+    })),
     { text: `wave ${s.wave}/${s.waves}`, priority: 4 },
     // What the lanes' agents reported they spent (absent while none did: a lane says "—").
     ...(s.usage ? [{ text: formatUsage(s.usage), priority: 3 }] : []),

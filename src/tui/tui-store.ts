@@ -59,6 +59,8 @@ export interface TuiSnapshot {
   paused: boolean;
   pauseReason: string | null;
   notices: string[];
+  /** The batch's machines that do not answer now (reconnecting) or were given up (lost). */
+  machinesAway: { name: string; state: 'reconnecting' | 'lost' }[];
 }
 
 export class TuiStore {
@@ -98,6 +100,7 @@ export class TuiStore {
       paused: false,
       pauseReason: null,
       notices: [],
+      machinesAway: [],
     };
     this.applyReport(null);
   }
@@ -278,6 +281,9 @@ export class TuiStore {
       usage: sumUsage(rows),
       paused: this.coordinator?.paused ?? false,
       pauseReason: this.coordinator?.pauseReason ?? null,
+      machinesAway: (last?.machines ?? []).flatMap((m) =>
+        m.state === 'ready' ? [] : [{ name: m.name, state: m.state }],
+      ),
     };
   }
 

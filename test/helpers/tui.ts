@@ -52,6 +52,7 @@ export function snapshot(rows: LaneRow[], patch: Partial<TuiSnapshot> = {}): Tui
     paused: false,
     pauseReason: null,
     notices: [],
+    machinesAway: [],
     ...patch,
   };
 }

@@ -1,6 +1,7 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../components/App.js';
+import { Header } from '../../components/Header.js';
 import { LaneList, laneListWidth } from '../../components/LaneList.js';
 import {
   FakeStore,
@@ -77,5 +78,18 @@ describe('the lane list with machines', () => {
     expect(frame).toMatch(/add +enrolled +@box/);
     for (const line of frame.split('\n')) expect([...line].length).toBeLessThanOrEqual(80);
     expect(frame.split('\n').length).toBeLessThanOrEqual(24);
+  });
+
+  it('the header names a machine that does not answer, at 80 columns too', async () => {
+    const away = snapshot(rows(), {
+      machinesAway: [
+        { name: 'box-a', state: 'reconnecting' },
+        { name: 'box-b', state: 'lost' },
+      ],
+    });
+    const ui = render(<Header snapshot={away} now={Date.now()} width={80} />);
+    const frame = plain(await waitForFrame(ui.lastFrame, 'box-b lost'));
+    expect(frame).toContain('box-a reconnecting');
+    expect(frame.split('\n')).toHaveLength(1);
   });
 });

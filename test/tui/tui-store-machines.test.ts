@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchRecord, ChildRecord } from '../../src/core/records/record.js';
+import type { Report } from '../../src/core/records/report.js';
 import { BatchFiles } from '../../src/store/batch-files.js';
 import { TuiStore } from '../../src/tui/tui-store.js';
 import { memoryPlan } from '../helpers/memory-ports.js';
@@ -46,5 +47,36 @@ describe('the TUI rows with machines', () => {
   it('a batch without machines: no machine on any row', () => {
     const store = storeWith((r) => [withLane(r.children[0]!), withLane(r.children[1]!), r.children[2]!]);
     expect(store.getSnapshot().rows.map((row) => row.machine)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('the machines that do not answer, from the last report (the header says them)', () => {
+    const store = storeWith((r) => [
+      withLane(r.children[0]!, 'box-a'),
+      withLane(r.children[1]!, 'box-b'),
+      r.children[2]!,
+    ]);
+    const machines = [
+      { name: 'box-a', slots: 2, running: 1, state: 'reconnecting' as const },
+      { name: 'box-b', slots: 2, running: 1, state: 'lost' as const },
+      { name: 'box-c', slots: 2, running: 0, state: 'ready' as const },
+    ];
+    const report: Report = {
+      batch_id: 'b1',
+      batch_state: 'running',
+      max_parallel: 3,
+      children: [],
+      commits: [],
+      reason: null,
+      handoffs: [],
+      lane_refusals: [],
+      machines,
+      next_action: '',
+      created_at: new Date(0).toISOString(),
+    };
+    store.applyReport(report);
+    expect(store.getSnapshot().machinesAway).toEqual([
+      { name: 'box-a', state: 'reconnecting' },
+      { name: 'box-b', state: 'lost' },
+    ]);
   });
 });
