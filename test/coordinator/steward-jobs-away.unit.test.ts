@@ -22,11 +22,11 @@ const handoff = {
   machine: 'm1',
 };
 
-function jobsWith(provision: () => Promise<unknown>): StewardJobs {
-  const steward = {
-    provision,
-    bringToBase: async () => 'at-base',
-  } as unknown as Steward;
+function jobsWith(
+  provision: () => Promise<unknown>,
+  bringToBase: () => Promise<string> = async () => 'at-base',
+): StewardJobs {
+  const steward = { provision, bringToBase } as unknown as Steward;
   return new StewardJobs({
     steward,
     store,
@@ -73,5 +73,19 @@ describe('steward jobs and a machine away', () => {
     jobs.provision(handoff);
     await jobs.idle();
     await expect(jobs.take()).rejects.toThrow('git worktree add failed');
+  });
+
+  it('a made lane whose machine stopped answering before it was brought to the head is offered as it is', async () => {
+    const jobs = jobsWith(
+      async () => ({ kind: 'offer', taskId: 't1', path: '/m1/lanes/t1' }),
+      async () => {
+        throw new LanesError('machine_unreachable', 'machine m1: wt.resetKeep: connection closed', 1);
+      },
+    );
+    jobs.provision(handoff);
+    await jobs.idle();
+    const taken = await jobs.take();
+    // (its facts dropped: the tick, which knows the machine away, refuses it without asking)
+    expect(taken.offers.map((o) => [o.task_id, o.machine, o.facts])).toEqual([['t1', 'm1', undefined]]);
   });
 });

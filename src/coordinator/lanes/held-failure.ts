@@ -19,7 +19,7 @@ export class HeldFailure {
   }
 
   holdUnlessAway(error: unknown): void {
-    if (!isLanesError(error) || error.code !== 'machine_unreachable') this.hold(error);
+    if (!metAwayMachine(error)) this.hold(error);
   }
 
   /** Throws the held error (once), if any. */
@@ -28,4 +28,9 @@ export class HeldFailure {
     this.error = null;
     if (held) throw held.value;
   }
+}
+
+/** The error of an op a machine did not answer (the pool has that machine reconnecting now). */
+export function metAwayMachine(error: unknown): boolean {
+  return isLanesError(error) && error.code === 'machine_unreachable';
 }

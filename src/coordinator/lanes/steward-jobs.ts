@@ -3,7 +3,7 @@ import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import { expectedHead } from '../../core/steps/lineage.js';
 import type { Handoff } from '../../core/records/report.js';
 import type { Host } from '../../hosts/host.js';
-import { HeldFailure } from './held-failure.js';
+import { HeldFailure, metAwayMachine } from './held-failure.js';
 import { LaneJobs } from './lane-jobs.js';
 import { ReleaseJobs } from './release-jobs.js';
 import type { Steward } from './steward.js';
@@ -109,7 +109,13 @@ export class StewardJobs {
       offers.map(async (offer) => {
         await this.jobs.doneWith(offer.task_id);
         // A lane that cannot move is offered as it is: the tick refuses it and says why.
-        const brought = await this.moveLane(offer.task_id, offer.path, head, 'lane-provisioned');
+        // (a lane whose machine stopped answering is offered unmoved: the tick leaves it)
+        const brought = await this.moveLane(offer.task_id, offer.path, head, 'lane-provisioned').catch(
+          (error: unknown) => {
+            if (metAwayMachine(error)) return 'refused' as const;
+            throw error;
+          },
+        );
         // (a clean lane moved by `reset --keep` is still clean: only its HEAD is new)
         const fresh = offer.facts && performance.now() - offer.facts.readAt < FACTS_FRESH_MS;
         if (brought !== 'refused' && fresh) offer.facts = { ...offer.facts!, head };

@@ -39,6 +39,16 @@ export interface LaneOffer {
   machine?: string;
 }
 
+/** What is known of a lane not looked at: nothing (its machine refuses it first). */
+const NO_FACTS: OfferFacts = {
+  realpath: null,
+  sameRepository: false,
+  isWorktreeRoot: false,
+  branch: null,
+  head: null,
+  clean: false,
+};
+
 /** The first reason that applies, or null to admit. Pure. */
 export function decideAdmission(
   record: BatchRecord,
@@ -76,7 +86,14 @@ export async function admitOffers(ctx: TickContext, offers: readonly LaneOffer[]
   const refusals: LaneRefusal[] = [];
   // The facts are read side by side (each read looks only at its own path); the decisions
   // are then made one offer at a time, in order, against the record as it moves.
-  const allFacts = await Promise.all(offers.map((o) => o.facts ?? ctx.ports.git.offerFacts(o.path)));
+  // A lane of a machine that does not answer is not asked for its facts (the op would wait,
+  // then fail the tick): the machine refuses it first (decideAdmission).
+  const pool = ctx.machines;
+  const away = new Set(pool ? [...pool.unreachable, ...pool.lost] : []);
+  const unasked = (o: LaneOffer) => away.has(o.machine ?? LOCAL_MACHINE);
+  const allFacts = await Promise.all(
+    offers.map((o) => o.facts ?? (unasked(o) ? NO_FACTS : ctx.ports.git.offerFacts(o.path))),
+  );
   for (const [i, offer] of offers.entries()) {
     const facts = allFacts[i]!;
     const root = ctx.ports.git.coordinatorRoot;

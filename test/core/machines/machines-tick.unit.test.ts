@@ -142,6 +142,29 @@ describe('a machine that does not answer', () => {
     expect(path).toBe('/lanes/T2');
   });
 
+  it('a lane offered from a machine gone away meanwhile is refused without asking that machine for its facts', async () => {
+    const ports = batch(['T1', 'T2'], 2, { T2: 'box-a' });
+    await tick(ports, { machines: POOL });
+    const path = memoryLane(ports, 'T2', SHA(1));
+    const asked: string[] = [];
+    const facts = ports.git.offerFacts.bind(ports.git);
+    ports.git.offerFacts = async (p: string) => {
+      asked.push(p);
+      return facts(p);
+    };
+    const report = await tick(ports, {
+      machines: POOL,
+      unreachableMachines: ['box-a'],
+      offers: [{ task_id: 'T2', path, machine: 'box-a' }],
+    });
+    expect(asked).toEqual([]); // (an op there would only wait, then fail the tick)
+    // (its pinned machine away, T2 is not among the children placed now: refused and left alone)
+    expect(report.lane_refusals.map((r) => [r.task_id, r.reason])).toEqual([
+      ['T2', 'batch_lane_unknown_child'],
+    ]);
+    expect(stateOf(ports, 'T2').state).toBe('pending');
+  });
+
   it('every machine away and nothing in flight: the batch waits, it does not stop', async () => {
     const ports = batch(['T1'], 1);
     const report = await tick(ports, { machines: POOL, unreachableMachines: ['local', 'box-a'] });
