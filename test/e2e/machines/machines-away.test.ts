@@ -1,15 +1,15 @@
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
 import { processesOf, type SshMachine, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
+import { leftOnMachines, machineRepo } from './support.js';
 import {
   events,
   integratedTasks,
   lanesProcess,
-  leanRepo,
   readRecord,
   spawnLanes,
   worktreePaths,
@@ -21,21 +21,6 @@ import {
 // completes once it is back, every child once, no QA failure counted; for longer, its lanes
 // park `machine_lost: <name>` and each way out (resume once it is back, move a child to
 // another machine) completes. Run `npm run -s build` first.
-
-async function machineRepo(fixture: SshMachines, more: object = {}): Promise<string> {
-  const repo = await leanRepo();
-  writeFileSync(
-    join(repo, 'lanes.config.json'),
-    `${JSON.stringify({
-      machines: fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 2 })),
-      ssh_command: fixture.sshCommand,
-      ...more,
-    })}\n`,
-  );
-  await git(repo, 'add', 'lanes.config.json');
-  await git(repo, 'commit', '-q', '-m', 'machines');
-  return repo;
-}
 
 /** Children that wait for `$HOME/gate` on their machine, then write who ran them (appended: once is one line). */
 function gatedPlan(batch: string, children: string[]): string {
@@ -51,28 +36,6 @@ function gatedPlan(batch: string, children: string[]): string {
       run: `while [ ! -f "$HOME/gate" ]; do sleep 0.1; done; mkdir -p who && id -un >> who/${id}.txt`,
     })),
   });
-}
-
-async function leftOnMachines(fixture: SshMachines): Promise<string[]> {
-  const left: string[] = [];
-  for (const m of fixture.machines) {
-    const walk = (dir: string, depth: number): void => {
-      if (!existsSync(dir)) return;
-      for (const name of readdirSync(dir)) {
-        if (depth === 0) left.push(join(dir, name));
-        else walk(join(dir, name), depth - 1);
-      }
-    };
-    walk(join(m.home, '.cache', 'lanes', 'lanes'), 3); // (<machine>/<repo>/<batch>/<child>)
-    const tmux = await execa('tmux', ['-L', 'lanes', 'list-sessions'], {
-      reject: false,
-      env: { TMUX_TMPDIR: '/tmp' },
-      uid: m.uid,
-    });
-    if (tmux.exitCode === 0 && String(tmux.stdout).trim())
-      left.push(`${m.name}: tmux ${String(tmux.stdout)}`);
-  }
-  return left;
 }
 
 /** A machine gone: its sshd stopped, the coordinator's master to it killed, every connection to it dropped. */
@@ -120,7 +83,7 @@ describe('a machine that goes away mid-run', () => {
   }, 30_000);
 
   it('away for less than machine_timeout: the lanes elsewhere go on, and the batch completes once it is back', async (test) => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(fixture, { slots: 2 });
     const [m1, m2] = fixture.machines as [SshMachine, SshMachine];
     for (const m of fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
     const children = ['w1', 'w2', 'w3', 'w4'];
@@ -176,7 +139,7 @@ describe('a machine that goes away mid-run', () => {
    * stops with `p2` parked `machine_lost: m2`, its ways on named by lanes status.
    */
   async function lostOne(test: Parameters<typeof spawnLanes>[0], batch: string): Promise<string> {
-    const repo = await machineRepo(fixture, { machine_timeout: 0.05 });
+    const repo = await machineRepo(fixture, { slots: 2, more: { machine_timeout: 0.05 } });
     const [m1, m2] = fixture.machines as [SshMachine, SshMachine];
     rmSync(join(m2.home, 'gate'), { force: true });
     writeFileSync(join(m1.home, 'gate'), '');

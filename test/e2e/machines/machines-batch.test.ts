@@ -1,14 +1,14 @@
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
 import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
+import { leftOnMachines, machineRepo, WAIT_FOREVER, whoPlan } from './support.js';
 import {
   integratedTasks,
   lanesProcess,
-  leanRepo,
   readRecord,
   spawnLanes,
   worktreePaths,
@@ -24,65 +24,10 @@ import {
 const CHILDREN = ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'];
 
 /** A machine nothing answers for (a refused connection on loopback). */
+/** Children that write who ran them (six, by default) at parallel 6. */
+const whoamiPlan = (batch: string, children = CHILDREN) => whoPlan(batch, children, 6);
+
 const AWAY = { name: 'm3', ssh: 'ssh://nobody@127.0.0.9:1', slots: 3 };
-
-async function machineRepo(
-  fixture: SshMachines,
-  extra: object[] = [],
-  only?: object[],
-  more: object = {},
-): Promise<string> {
-  const repo = await leanRepo();
-  writeFileSync(
-    join(repo, 'lanes.config.json'),
-    `${JSON.stringify({
-      machines: only ?? [...fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })), ...extra],
-      ssh_command: fixture.sshCommand,
-      ...more,
-    })}\n`,
-  );
-  await git(repo, 'add', 'lanes.config.json');
-  await git(repo, 'commit', '-q', '-m', 'machines');
-  return repo;
-}
-
-function whoamiPlan(batch: string, children = CHILDREN): string {
-  return writePlan({
-    batch,
-    executor: 'script',
-    max_parallel: 6,
-    children: children.map((id) => ({
-      id,
-      goal: `write who ran ${id}`,
-      scope: [`who/${id}.txt`],
-      acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
-      run: `mkdir -p who && id -un > who/${id}.txt`,
-    })),
-  });
-}
-
-async function leftOnMachines(fixture: SshMachines): Promise<string[]> {
-  const left: string[] = [];
-  for (const m of fixture.machines) {
-    const lanes = join(m.home, '.cache', 'lanes', 'lanes');
-    const walk = (dir: string, depth: number): void => {
-      if (!existsSync(dir)) return;
-      for (const name of readdirSync(dir)) {
-        if (depth === 0) left.push(join(dir, name));
-        else walk(join(dir, name), depth - 1);
-      }
-    };
-    walk(lanes, 3); // (<machine>/<repo>/<batch>/<child>)
-    const tmux = await execa('tmux', ['-L', 'lanes', 'list-sessions'], {
-      reject: false,
-      env: { TMUX_TMPDIR: '/tmp' },
-      uid: m.uid,
-    });
-    if (tmux.exitCode === 0 && String(tmux.stdout).trim())
-      left.push(`${m.name}: tmux ${String(tmux.stdout)}`);
-  }
-  return left;
-}
 
 describe('a batch on two machines', () => {
   let fixture: SshMachines;
@@ -95,7 +40,7 @@ describe('a batch on two machines', () => {
 
   it('runs every child on a machine, as its user, and leaves nothing there', async () => {
     const repo = await machineRepo(fixture);
-    const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('mach'), '--yes', '--headless']);
+    const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('mach', CHILDREN), '--yes', '--headless']);
     expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
     const record = readRecord(repo, 'mach')!;
     expect(record.batch_state).toBe('completed');
@@ -122,7 +67,9 @@ describe('a batch on two machines', () => {
   }, 180_000);
 
   it('names a machine that does not answer at the start and leaves it out', async () => {
-    const repo = await machineRepo(fixture, [AWAY]);
+    const repo = await machineRepo(fixture, {
+      machines: [...fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })), AWAY],
+    });
     const r = await lanesProcess([
       '-C',
       repo,
@@ -142,11 +89,9 @@ describe('a batch on two machines', () => {
   }, 120_000);
 
   it('refuses with exit 2, naming each machine, when none answers; nothing is written', async () => {
-    const repo = await machineRepo(
-      fixture,
-      [],
-      [AWAY, { ...AWAY, name: 'm4', ssh: 'ssh://nobody@127.0.0.9:2' }],
-    );
+    const repo = await machineRepo(fixture, {
+      machines: [AWAY, { ...AWAY, name: 'm4', ssh: 'ssh://nobody@127.0.0.9:2' }],
+    });
     const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('none', ['n1']), '--yes', '--headless']);
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain('no machine can run lanes');
@@ -261,18 +206,7 @@ describe('a batch on two machines', () => {
 
   it('cancelled: the lanes go from the machines, and their work is kept on their branches here', async (test) => {
     const repo = await machineRepo(fixture);
-    const plan = writePlan({
-      batch: 'cxl',
-      executor: 'script',
-      max_parallel: 2,
-      children: ['x1', 'x2'].map((id) => ({
-        id,
-        goal: `write who ran ${id}, then wait`,
-        scope: [`who/${id}.txt`],
-        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
-        run: `mkdir -p who && id -un > who/${id}.txt && while :; do sleep 0.1; done`,
-      })),
-    });
+    const plan = whoPlan('cxl', ['x1', 'x2'], 2, WAIT_FOREVER);
     const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
     await until(
       () => {
@@ -351,18 +285,7 @@ describe('a batch on two machines', () => {
 
   it('lanes clean of a batch whose coordinator was killed removes what it left on the machines', async (test) => {
     const repo = await machineRepo(fixture);
-    const plan = writePlan({
-      batch: 'cln',
-      executor: 'script',
-      max_parallel: 2,
-      children: ['y1', 'y2'].map((id) => ({
-        id,
-        goal: `write who ran ${id}, then wait`,
-        scope: [`who/${id}.txt`],
-        acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
-        run: `mkdir -p who && id -un > who/${id}.txt && while :; do sleep 0.1; done`,
-      })),
-    });
+    const plan = whoPlan('cln', ['y1', 'y2'], 2, WAIT_FOREVER);
     const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
     await until(
       () => {

@@ -1,11 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHerdrStub } from '../../helpers/herdr-stub.js';
 import type { HerdrStub } from '../../helpers/herdr-stub.js';
 import { git } from '../../helpers/repo.js';
 import { type SshMachines, startSshMachines } from '../../helpers/sshd.js';
-import { integratedTasks, lanesProcess, leanRepo, readRecord, writePlan } from '../reliability/support.js';
+import { integratedTasks, lanesProcess, readRecord, writePlan } from '../reliability/support.js';
+import { machineRepo } from './support.js';
 
 // Machines under the Herdr host (the stub herdr on PATH, HERDR_ENV=1): the local lane opens
 // as a Herdr tab as without machines, the lanes on machines run in their tmux sessions
@@ -24,20 +25,13 @@ describe('machines with the Herdr host', () => {
   }, 30_000);
 
   it('a local lane in a Herdr tab and lanes on a machine complete one batch', async () => {
-    const repo = await leanRepo();
     const [m1] = fixture.machines;
-    writeFileSync(
-      join(repo, 'lanes.config.json'),
-      `${JSON.stringify({
-        machines: [
-          { name: 'local', slots: 1 },
-          { name: m1!.name, ssh: m1!.name, slots: 2 },
-        ],
-        ssh_command: fixture.sshCommand,
-      })}\n`,
-    );
-    await git(repo, 'add', 'lanes.config.json');
-    await git(repo, 'commit', '-q', '-m', 'machines');
+    const repo = await machineRepo(fixture, {
+      machines: [
+        { name: 'local', slots: 1 },
+        { name: m1!.name, ssh: m1!.name, slots: 2 },
+      ],
+    });
     const children = ['h1', 'h2', 'h3'];
     const plan = writePlan({
       batch: 'hm',

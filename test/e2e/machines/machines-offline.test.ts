@@ -1,53 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
 import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
-import {
-  lanesProcess,
-  leanRepo,
-  readRecord,
-  spawnLanes,
-  worktreePaths,
-  writePlan,
-} from '../reliability/support.js';
+import { machineRepo, WAIT_FOREVER, whoPlan } from './support.js';
+import { lanesProcess, readRecord, spawnLanes, worktreePaths } from '../reliability/support.js';
 
 // `lanes cancel` and `lanes drop` with no coordinator running (it was killed -9) do for the
 // lanes on machines what they do for local lanes: their executors are stopped there (no
 // tmux session, no process of the machines' users left), and their work is kept on their
 // branches here. Run `npm run -s build` first.
-
-async function machineRepo(fixture: SshMachines): Promise<string> {
-  const repo = await leanRepo();
-  writeFileSync(
-    join(repo, 'lanes.config.json'),
-    `${JSON.stringify({
-      machines: fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })),
-      ssh_command: fixture.sshCommand,
-    })}\n`,
-  );
-  await git(repo, 'add', 'lanes.config.json');
-  await git(repo, 'commit', '-q', '-m', 'machines');
-  return repo;
-}
-
-function waitingPlan(batch: string, children: string[]): string {
-  return writePlan({
-    batch,
-    executor: 'script',
-    max_parallel: 4,
-    children: children.map((id) => ({
-      id,
-      goal: `write who ran ${id}, then wait`,
-      scope: [`who/${id}.txt`],
-      acceptance: [{ id: 'written', run: ['test', '-s', `who/${id}.txt`] }],
-      run: `mkdir -p who && id -un > who/${id}.txt && while :; do sleep 0.1; done`,
-    })),
-  });
-}
 
 async function tmuxOf(fixture: SshMachines): Promise<string[]> {
   const left: string[] = [];
@@ -83,7 +48,14 @@ describe('drop and cancel of a batch on machines whose coordinator was killed', 
 
   async function killedMidRun(test: Parameters<typeof spawnLanes>[0], batch: string, children: string[]) {
     const repo = await machineRepo(fixture);
-    const run = spawnLanes(test, ['-C', repo, 'start', waitingPlan(batch, children), '--yes', '--headless']);
+    const run = spawnLanes(test, [
+      '-C',
+      repo,
+      'start',
+      whoPlan(batch, children, 4, WAIT_FOREVER),
+      '--yes',
+      '--headless',
+    ]);
     await until(
       () => {
         const kids = readRecord(repo, batch)?.children ?? [];

@@ -1,12 +1,12 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, git, tempDir } from '../../helpers/repo.js';
+import { CLI, tempDir } from '../../helpers/repo.js';
 import { Tmux } from '../../helpers/tmux.js';
 import { until } from '../../helpers/until.js';
 import { type SshMachines, startSshMachines } from '../../helpers/sshd.js';
-import { leanRepo, readRecord, writePlan } from '../reliability/support.js';
+import { readRecord, writePlan } from '../reliability/support.js';
+import { machineRepo } from './support.js';
 
 // The real TUI (in a tmux of the test's own, 80×24) running a batch whose lanes are all on
 // the two fixture machines: the lane list names each lane's machine, the selected lane's
@@ -50,16 +50,7 @@ describe('the TUI of a batch on machines', () => {
   }, 30_000);
 
   it("shows each lane's machine and its executor's output, follows a resize there, and completes", async () => {
-    const repo = await leanRepo();
-    writeFileSync(
-      join(repo, 'lanes.config.json'),
-      `${JSON.stringify({
-        machines: fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 2 })),
-        ssh_command: fixture.sshCommand,
-      })}\n`,
-    );
-    await git(repo, 'add', 'lanes.config.json');
-    await git(repo, 'commit', '-q', '-m', 'machines');
+    const repo = await machineRepo(fixture, { slots: 2 });
     // (a file every machine's user can see; the coordinator's temp folders are not theirs)
     const go = `/tmp/lanes-tui-go-${process.pid}-${Date.now()}`;
     const plan = writePlan({
