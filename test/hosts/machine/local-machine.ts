@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { afterEach, expect } from 'vitest';
 import { LanesError } from '../../../src/core/basics/errors.js';
 import type { MachineClient } from '../../../src/machines/link/machine-client.js';
-import type { LaunchSpec } from '../../../src/hosts/host.js';
+import type { Host, LaunchSpec } from '../../../src/hosts/host.js';
 import { tempDir } from '../../helpers/repo.js';
 
 // A machine for the machine host's tests: this one, without ssh. Each op runs the real side
@@ -143,4 +144,22 @@ export function attachPidsOf(machine: LocalMachine): number[] {
     .split('\n')
     .filter((line) => /^\d+$/.test(line))
     .map(Number);
+}
+
+/**
+ * The hosts and batches a test file makes, ended after each test: every host disposed, and
+ * nothing of each batch left running (its tmux sessions and processes; what was left is
+ * killed, and the test fails naming it).
+ */
+export function endedAfterEach<H extends Host>(): { hosts: H[]; batches: string[] } {
+  const made = { hosts: [] as H[], batches: [] as string[] };
+  afterEach(async () => {
+    await Promise.all(made.hosts.splice(0).map((h) => h.dispose()));
+    for (const batch of made.batches.splice(0)) {
+      const left = { sessions: tmuxSessionsOf(batch), processes: processesOf(batch) };
+      killSessionsOf(batch);
+      expect(left, `what batch ${batch} left running`).toEqual({ sessions: [], processes: [] });
+    }
+  });
+  return made;
 }

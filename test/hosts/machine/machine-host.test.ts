@@ -1,36 +1,19 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LanesError } from '../../../src/core/basics/errors.js';
 import { readExitStatus } from '../../../src/hosts/exit-status.js';
 import type { LaneSession } from '../../../src/hosts/host.js';
 import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
 import { until } from '../../helpers/until.js';
-import {
-  killSessionsOf,
-  localMachine,
-  processesOf,
-  remoteLaunch,
-  testBatch,
-  tmuxSessionsOf,
-} from './local-machine.js';
+import { endedAfterEach, localMachine, remoteLaunch, testBatch, tmuxSessionsOf } from './local-machine.js';
 import type { LocalMachine } from './local-machine.js';
 
 // The machine host against the real side script (dist/lanes/machine.js) on this machine,
 // without ssh: real tmux sessions on the side's socket, real files under the machine's
 // root, a real attach pty in the TUI. Every wait polls the real state until it holds.
 
-const hosts: MachineHost[] = [];
-const batches: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
-  for (const batch of batches.splice(0)) {
-    const left = { sessions: tmuxSessionsOf(batch), processes: processesOf(batch) };
-    killSessionsOf(batch);
-    expect(left, `what batch ${batch} left running`).toEqual({ sessions: [], processes: [] });
-  }
-});
+const { hosts, batches } = endedAfterEach<MachineHost>();
 
 const poll = { timeoutMs: 15_000, everyMs: 20 };
 

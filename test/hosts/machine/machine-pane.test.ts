@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
 import { isSameProcessAlive } from '../../../src/process/process-info.js';
 import { until } from '../../helpers/until.js';
 import {
+  endedAfterEach,
   attachPidsOf,
   killSessionsOf,
   localMachine,
-  processesOf,
   remoteLaunch,
   testBatch,
   tmuxSessionsOf,
@@ -18,17 +18,7 @@ import type { LocalMachine } from './local-machine.js';
 // A remote lane's pane in the TUI: a local pty attached to its tmux session on the machine
 // (here: `tmux -L lanes attach` run directly, as the machine's shell would run it over ssh).
 
-const hosts: MachineHost[] = [];
-const batches: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
-  for (const batch of batches.splice(0)) {
-    const left = { sessions: tmuxSessionsOf(batch), processes: processesOf(batch) };
-    killSessionsOf(batch);
-    expect(left, `what batch ${batch} left running`).toEqual({ sessions: [], processes: [] });
-  }
-});
+const { hosts, batches } = endedAfterEach<MachineHost>();
 
 const poll = { timeoutMs: 15_000, everyMs: 20 };
 

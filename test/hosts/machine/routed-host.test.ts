@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lookForAttempt } from '../../../src/coordinator/executors/executor-recovery.js';
 import type { Attempt } from '../../../src/core/records/kernel.js';
 import { HeadlessHost } from '../../../src/hosts/headless-host.js';
@@ -9,29 +9,12 @@ import { MachineHost } from '../../../src/hosts/machine/machine-host.js';
 import { RoutedHost } from '../../../src/hosts/machine/routed-host.js';
 import type { MachineClient } from '../../../src/machines/link/machine-client.js';
 import { tempDir } from '../../helpers/repo.js';
-import {
-  killSessionsOf,
-  localMachine,
-  processesOf,
-  remoteLaunch,
-  testBatch,
-  tmuxSessionsOf,
-} from './local-machine.js';
+import { endedAfterEach, localMachine, remoteLaunch, testBatch, tmuxSessionsOf } from './local-machine.js';
 
 // One host for a batch whose lanes are on several machines: each lane's open, reattach and
 // closeLane go to its machine's host, the coordinator's own lanes to the local host.
 
-const hosts: Host[] = [];
-const batches: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((h) => h.dispose()));
-  for (const batch of batches.splice(0)) {
-    const left = { sessions: tmuxSessionsOf(batch), processes: processesOf(batch) };
-    killSessionsOf(batch);
-    expect(left, `what batch ${batch} left running`).toEqual({ sessions: [], processes: [] });
-  }
-});
+const { hosts, batches } = endedAfterEach<Host>();
 
 function routed(batch: string, machines: Record<string, MachineClient>): RoutedHost {
   const host = new RoutedHost(
