@@ -61,6 +61,18 @@ export interface BatchMachines {
   close(): Promise<void>;
 }
 
+/** What opening the config's machines takes, whoever opens them (a batch, or a command without its coordinator). */
+export function poolOptions(repo: RepoPaths, config: Config, machines: NonNullable<Config['machines']>) {
+  return {
+    machines,
+    sshCommand: config.ssh_command,
+    machineTimeoutMs: config.machine_timeout * 60_000,
+    stateDir: repo.stateDir,
+    repoRoot: repo.root,
+    sideScript: sideScriptPath(),
+  };
+}
+
 /**
  * The config's machines connected and checked (reachable with BatchMode, git, node, tmux,
  * the plan's executor programs, a writable root): null without `machines`. A machine that
@@ -74,12 +86,7 @@ export async function openMachinePool(
   if (!config.machines) return null;
   const pool = await MachinePool.open(
     {
-      machines: config.machines,
-      sshCommand: config.ssh_command,
-      machineTimeoutMs: config.machine_timeout * 60_000,
-      stateDir: repo.stateDir,
-      repoRoot: repo.root,
-      sideScript: sideScriptPath(),
+      ...poolOptions(repo, config, config.machines),
       // (an agent's turn ends through the hook socket; a script has none)
       needsHook: [...executorNames(plan, config)].some((n) => n !== 'script'),
     },

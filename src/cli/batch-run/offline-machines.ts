@@ -3,7 +3,7 @@ import { MachinePool } from '../../machines/link/machine-pool.js';
 import type { BatchRecord } from '../../core/records/record.js';
 import { loadConfig } from '../../store/config-file.js';
 import type { RepoPaths } from '../../store/state-dir.js';
-import { sideScriptPath } from './batch-machines.js';
+import { poolOptions } from './batch-machines.js';
 
 // The machines of a batch for a command that runs without its coordinator (`lanes clean`,
 // and `lanes drop` / `lanes cancel` when nobody runs the batch): the pool of the config
@@ -19,17 +19,7 @@ export async function openRecordPool(
 ): Promise<MachinePool | null> {
   const config = loadConfig(repo.root);
   if (!config.machines || !record.children.some((c) => c.machine && c.machine !== 'local')) return null;
-  const pool = await MachinePool.open(
-    {
-      machines: config.machines,
-      sshCommand: config.ssh_command,
-      machineTimeoutMs: config.machine_timeout * 60_000,
-      stateDir: repo.stateDir,
-      repoRoot: repo.root,
-      sideScript: sideScriptPath(),
-    },
-    [],
-  );
+  const pool = await MachinePool.open(poolOptions(repo, config, config.machines), []);
   for (const v of pool.currentViews()) if (v.state === 'left out') leftOut(v.name, v.reason ?? '');
   return pool;
 }
