@@ -10,7 +10,7 @@ export interface UntilOptions {
   /** Time between two probes (ms). */
   everyMs?: number;
   /** What was last seen, appended to the timeout error (a screen, a frame, a state). */
-  detail?: () => string;
+  detail?: () => string | Promise<string>;
 }
 
 /**
@@ -28,7 +28,7 @@ export async function until<T>(
     if (value) return value;
     if (Date.now() > deadline) {
       const message = `timed out after ${timeoutMs} ms waiting for ${what}`;
-      throw new Error(detail ? `${message}; ${detail()}` : message);
+      throw new Error(detail ? `${message}; ${await detail()}` : message);
     }
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }

@@ -52,9 +52,13 @@ export class ExecutorExits {
     const ranFor = deps.clock.now().getTime() - e.startedAt;
     const child = deps.store.readRecord().children.find((c) => c.task_id === e.task);
     const lane = child?.lane;
-    // (not read for an executor lanes stopped: its lane is going, and the tick has its exit)
+    // (not read for an executor lanes stopped: its lane is going, and the tick has its exit;
+    // unknown, as if changed, when the lane's machine does not answer now: the exit still
+    // goes to the tick, whose QA reads the lane once the machine is back)
     const atExit =
-      lane && !e.stoppedByLanes ? await deps.worktrees.changedAtExit(lane.path, lane.base_head) : null;
+      lane && !e.stoppedByLanes
+        ? await deps.worktrees.changedAtExit(lane.path, lane.base_head).catch(() => null)
+        : null;
     const changed = atExit === null || atExit.length > 0;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
     const end = {

@@ -13,6 +13,9 @@ import { rootWord, shellLine, shellQuote } from './shell-quote.js';
 // different), then every op one `node <root>/machine.js op` through the shared connection,
 // the request on stdin (nothing of it on the command line), one JSON answer line back.
 
+/** The most a synchronous read waits for its machine: then it counts as ssh's own failure. */
+const SYNC_READ_MS = 15_000;
+
 export interface MachineLinkOptions {
   /** The side script here (dist/lanes/machine.js). */
   sideScript: string;
@@ -144,13 +147,20 @@ export class MachineLink implements MachineClient {
     const line = shellLine([...this.envWords(), 'node', `${this.root}/machine.js`, 'op']);
     const run = (shared: boolean) => {
       const argv = this.connection.argvForLine(line, { shared });
-      const r = spawnSync(argv[0]!, argv.slice(1), { input: request, encoding: 'utf8', maxBuffer: 64 << 20 });
-      return { exitCode: r.status ?? SSH_FAILED, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+      const r = spawnSync(argv[0]!, argv.slice(1), {
+        input: request,
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+        timeout: SYNC_READ_MS, // (a machine that stopped answering must not stop the loop for good)
+      });
+      const timedOut = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
+      const stderr = timedOut ? `no answer in ${SYNC_READ_MS / 1000} s` : (r.stderr ?? '');
+      return { exitCode: r.status ?? SSH_FAILED, stdout: r.stdout ?? '', stderr, timedOut };
     };
     // (the shared connection dropped: the master is made again beside the loop, which this
-    // read blocks, so it makes one connection of its own)
+    // read blocks, so it makes one connection of its own; not after a wait that timed out)
     let r = run(true);
-    if (r.exitCode === SSH_FAILED) r = run(false);
+    if (r.exitCode === SSH_FAILED && !r.timedOut) r = run(false);
     if (r.exitCode === SSH_FAILED) this.connection.away(); // (reconnecting: the tick leaves its lanes)
     return this.answer<T>(op, r);
   }

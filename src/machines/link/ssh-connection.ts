@@ -28,6 +28,8 @@ export interface SshTarget {
 export type ConnectionState = 'connected' | 'reconnecting' | 'closed';
 
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 4000];
+/** A machine whose address answers nothing (not even a refusal) fails in seconds, not TCP's minutes. */
+const CONNECT_TIMEOUT = ['-o', 'ConnectTimeout=10'];
 
 export class SshConnection {
   private master: ChildProcess | null = null;
@@ -47,7 +49,10 @@ export class SshConnection {
   /** ssh's options of every command on this connection, before the destination. */
   private options(shared = true): string[] {
     const path = shared ? this.target.controlPath : 'none';
-    return ['-o', 'BatchMode=yes', '-o', 'ControlMaster=no', '-o', `ControlPath=${path}`];
+    return [
+      ...['-o', 'BatchMode=yes', '-o', 'ControlMaster=no', '-o', `ControlPath=${path}`],
+      ...CONNECT_TIMEOUT,
+    ];
   }
 
   /**
@@ -197,6 +202,7 @@ export class SshConnection {
         'ServerAliveCountMax=3',
         '-o',
         'ExitOnForwardFailure=yes',
+        ...CONNECT_TIMEOUT,
         this.target.destination,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },

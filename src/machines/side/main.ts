@@ -29,7 +29,13 @@ async function readStdin(): Promise<string> {
 async function serve(): Promise<number> {
   const pending = new Set<Promise<void>>();
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  process.stdout.on('error', () => process.exit(0)); // (the link went: nobody reads the answers)
+  // The link went (nobody reads the answers): no new op, but those begun end first, so none
+  // stops halfway (a session made and never signalled ready, a commit without its ref).
+  let linkGone = false;
+  process.stdout.on('error', () => {
+    linkGone = true;
+    lines.close();
+  });
   for await (const text of lines) {
     if (!text.trim()) continue;
     let id: unknown = null;
@@ -40,7 +46,7 @@ async function serve(): Promise<number> {
       // (answered below as a bad request, its id unknown)
     }
     const one = answer(JSON.stringify(request ?? null)).then(({ answer: line }) => {
-      process.stdout.write(`${JSON.stringify({ id, answer: line })}\n`);
+      if (!linkGone) process.stdout.write(`${JSON.stringify({ id, answer: line })}\n`);
     });
     pending.add(one);
     void one.finally(() => pending.delete(one));

@@ -78,9 +78,13 @@ export async function startSession(
   const batch = args.batch ?? batchOfStatus(place, status);
   const note: Note = { name, batch, status, log, started: false };
   const running = (await tmuxSessions()).some((s) => s.name === name);
-  // Started already (a retry): never a second run of the same attempt.
-  if (readNote(place, name)?.started === true || running || existsSync(status)) {
-    if (readNote(place, name)?.started !== true) writeNote(place, { ...note, started: true });
+  // Started already (a retry): never a second run of the same attempt. A start cut off after
+  // tmux made the session and before it was signalled ready (the side ended with its
+  // connection) left the executor waiting on the channel: the retry signals it.
+  const noted = readNote(place, name)?.started === true;
+  if (noted || running || existsSync(status)) {
+    if (!noted && running) await tmux(['wait-for', '-S', readyChannel(name)]);
+    if (!noted) writeNote(place, { ...note, started: true });
     return { name };
   }
   if (!existsSync(args.cwd)) throw new BadRequest(`session.start: the folder ${args.cwd} does not exist`);

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -73,6 +74,43 @@ describe('the side script: sessions', () => {
     expect(tmuxNames()).not.toContain(name);
     expect(await m.call('session.list', { prefix: name })).toEqual([state]);
     expect(readFileSync(join(work, 'made.txt'), 'utf8')).toBe('made\n');
+  });
+
+  it('a start cut off between tmux making the session and the ready signal runs its executor once when retried', async () => {
+    const m = machine('repo-000000000003');
+    const batch = batchId('r');
+    cleanups.push(() => m.call('batch.clean', { batch }));
+    const name = sessionName(batch, 'a', 'run-x', 1);
+    const run = join(m.root, 'runs', batch, 'a');
+    const work = join(m.root, 'work');
+    mkdirSync(work, { recursive: true });
+    // A tmux in front of the real one that kills the side where it would signal the session
+    // ready (as a dropped connection's SIGPIPE did): the session is made, its executor waits.
+    const bin = tempDir('lanes-cut-tmux-');
+    const real = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
+    writeFileSync(
+      join(bin, 'tmux'),
+      `#!/bin/sh\nfor a in "$@"; do [ "$a" = "-S" ] && { kill -9 $PPID; exit 1; }; done\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const start = (env: Record<string, string>) =>
+      m.call(
+        'session.start',
+        {
+          name,
+          cwd: work,
+          argv: ['sh', '-c', 'echo ran >> ran.txt'],
+          env: {},
+          log: join(run, 'attempt-1.log'),
+          status: join(run, 'attempt-1.status'),
+        },
+        env,
+      );
+    await expect(start({ PATH: `${bin}:${process.env.PATH ?? ''}` })).rejects.toThrow(/session.start failed/);
+    expect(tmuxNames()).toContain(name);
+    await start({}); // (the coordinator hands the start again)
+    expect((await ended(m, name)).exit).toEqual({ code: 0, signal: null });
+    expect(readFileSync(join(work, 'ran.txt'), 'utf8')).toBe('ran\n');
   });
 
   it('hands plan strings in argv, env and paths to the program byte for byte, and no canary runs', async () => {
