@@ -18,7 +18,11 @@ export async function openRecordPool(
   leftOut: (name: string, reason: string) => void,
 ): Promise<MachinePool | null> {
   const config = loadConfig(repo.root);
-  if (!config.machines || !record.children.some((c) => c.machine && c.machine !== 'local')) return null;
+  const remote = (m: string | undefined) => m !== undefined && m !== 'local';
+  const onMachines = record.children.some(
+    (c) => remote(c.machine) || (c.left_lanes ?? []).some((l) => remote(l.machine)),
+  );
+  if (!config.machines || !onMachines) return null;
   const pool = await MachinePool.open(poolOptions(repo, config, config.machines), []);
   for (const v of pool.currentViews()) if (v.state === 'left out') leftOut(v.name, v.reason ?? '');
   return pool;

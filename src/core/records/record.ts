@@ -80,6 +80,15 @@ export const laneBindingSchema = z.strictObject({
 });
 export type LaneBinding = z.output<typeof laneBindingSchema>;
 
+/** A lane a child left on a machine when it was moved elsewhere (`resume --move`): its work is brought home before that machine's things of the batch go. */
+export const leftLaneSchema = z.strictObject({
+  machine: machineNameSchema,
+  path: z.string().min(1),
+  branch: z.string().min(1),
+  base_head: sha,
+});
+export type LeftLane = z.output<typeof leftLaneSchema>;
+
 export const childRecordSchema = z.strictObject({
   task_id: id,
   blocked_by: z.array(id),
@@ -94,6 +103,8 @@ export const childRecordSchema = z.strictObject({
    * `resume --move`).
    */
   machine: machineNameSchema.optional(),
+  /** Lanes it left on machines when moved (absent: none). */
+  left_lanes: z.array(leftLaneSchema).optional(),
 });
 export type ChildRecord = z.output<typeof childRecordSchema>;
 

@@ -57,7 +57,20 @@ export function admitLane(
 export function moveChild(record: BatchRecord, taskId: string, machine: string): BatchRecord {
   const c = child(record, taskId);
   expect(c, ['needs_human'], 'move');
-  const moved: ChildRecord = { ...c, state: 'pending', reason: null, lane: null, qa_failures: 0, machine };
+  // (a lane on a machine stays there until its work is brought home: the record keeps where)
+  const left =
+    c.lane !== null && c.machine !== undefined && c.machine !== LOCAL_MACHINE
+      ? [{ machine: c.machine, path: c.lane.path, branch: c.lane.branch, base_head: c.lane.base_head }]
+      : [];
+  const moved: ChildRecord = {
+    ...c,
+    state: 'pending',
+    reason: null,
+    lane: null,
+    qa_failures: 0,
+    machine,
+    ...(left.length || c.left_lanes ? { left_lanes: [...(c.left_lanes ?? []), ...left] } : {}),
+  };
   return unskip({ ...record, children: record.children.map((x) => (x.task_id === taskId ? moved : x)) });
 }
 

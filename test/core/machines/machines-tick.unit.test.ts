@@ -224,6 +224,10 @@ describe('a machine that does not answer', () => {
     });
     expect(provisions(report)).toContain('T2@local');
     expect(provisions(report)).not.toContain('T2@box-a');
+    // (the record keeps where the old lane is, so its work is brought home before box-a's things go)
+    expect(stateOf(ports, 'T2').left_lanes).toEqual([
+      { machine: 'box-a', path: old, branch: 'lane/b1/T2', base_head: expect.any(String) },
+    ]);
     expect(ports.git.lanes.has(old)).toBe(true);
     expect(ports.store.events.find((e) => e.event === 'moved')?.fields).toMatchObject({
       task: 'T2',

@@ -68,6 +68,15 @@ function progress(repo: string, batch: string): string {
 
 const machineOf = (c: object) => (c as { machine?: string }).machine;
 
+/** What runs under the coordinator and as m's user (what a wait that timed out saw). */
+async function processTrees(pid: number | undefined, m: SshMachine): Promise<string> {
+  const mine = await execa('ps', ['-o', 'pid,ppid,etimes,args', '--ppid', String(pid ?? 0)], {
+    reject: false,
+  });
+  const theirs = await execa('ps', ['-o', 'pid,ppid,etimes,args', '-u', m.user], { reject: false });
+  return `coordinator's children:\n${String(mine.stdout)}\n${m.user}'s processes:\n${String(theirs.stdout)}`;
+}
+
 describe('a machine that goes away mid-run', () => {
   let fixture: SshMachines;
   beforeAll(async () => {
@@ -119,6 +128,12 @@ describe('a machine that goes away mid-run', () => {
     );
     expect((await fixture.ssh(m2, 'true')).exitCode).toBe(255); // (it was away all along)
     await fixture.startSshd(m2);
+    await until(() => run.exitCode !== null, 'the batch ended once m2 was back', {
+      timeoutMs: 90_000,
+      everyMs: 100,
+      detail: async () =>
+        `${progress(repo, 'away')}; ${await processTrees(run.pid, m2)}; ${said.slice(-3000)}`,
+    });
     const r = await run;
     expect(r.exitCode, `${String(r.stdout)}\n${String(r.stderr)}`).toBe(0);
     const record = readRecord(repo, 'away')!;
@@ -222,5 +237,8 @@ describe('a machine that goes away mid-run', () => {
     await fixture.startSshd(m2);
     const clean = await lanesProcess(['-C', repo, 'clean', 'moved']);
     expect(clean.exitCode, `${clean.stdout}\n${clean.stderr}`).toBe(0);
+    // Its work was brought home first, onto a branch named after the lane and its machine.
+    expect((await git(repo, 'show', 'lane/moved/p2@m2:who/p2.txt')).trim()).toBe(m2.user);
+    expect(existsSync(old)).toBe(false);
   }, 180_000);
 });
