@@ -28,11 +28,14 @@ const server: Server = createServer((socket) => {
 await new Promise<void>((resolve) => server.listen(socketPath, resolve));
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+// (a run id of this file's own: a lanes executor's exit elsewhere in the suite stops every
+// process whose environment holds its LANES_RUN, so a shared id like run-1 gets killed)
+const RUN = `run-side-hook-${process.pid}`;
 const env = {
   LANES_HOOK_SOCKET: socketPath,
   LANES_HOOK_TOKEN: 'a-token-of-sixteen-or-more',
   LANES_TASK: 'a',
-  LANES_RUN: 'run-1',
+  LANES_RUN: RUN,
   LANES_ATTEMPT: '2',
 };
 const STOP_INPUT = JSON.stringify({
@@ -66,7 +69,7 @@ describe('node machine.js hook <kind>', () => {
       v: 1,
       kind: 'turn-end',
       task: 'a',
-      run_id: 'run-1',
+      run_id: RUN,
       attempt: 2,
       token: env.LANES_HOOK_TOKEN,
       session_id: 's-a',
