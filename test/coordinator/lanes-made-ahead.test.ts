@@ -48,14 +48,14 @@ describe('a lane made ahead', () => {
     expect(made.kind).toBe('offer');
     const lane = steward.lanePath('A');
     expect(readdirSync(lane)).toEqual(['.git']);
-    expect(worktrees.isUnpopulated(lane)).toBe(true);
+    expect(await worktrees.isUnpopulated(lane)).toBe(true);
     expect(await worktrees.isClean(lane)).toBe(true);
     // (git itself reads it as every file deleted: lanes must not offer it like this)
     expect(await statusOf(lane)).not.toBe('');
 
     const head = await commitOnBatchHead(repo, 'next.txt');
     expect(await steward.bringToBase(lane, head)).toBe('moved');
-    expect(worktrees.isUnpopulated(lane)).toBe(false);
+    expect(await worktrees.isUnpopulated(lane)).toBe(false);
     expect(await statusOf(lane)).toBe('');
     expect((await git(lane, 'rev-parse', 'HEAD')).trim()).toBe(head);
     expect((await git(lane, 'symbolic-ref', 'HEAD')).trim()).toBe('refs/heads/lane/b/A');
@@ -67,7 +67,7 @@ describe('a lane made ahead', () => {
     await steward.provision(provision('A', base), true);
     const lane = steward.lanePath('A');
     expect(await steward.bringToBase(lane, base)).toBe('at-base');
-    expect(worktrees.isUnpopulated(lane)).toBe(false);
+    expect(await worktrees.isUnpopulated(lane)).toBe(false);
     expect(await statusOf(lane)).toBe('');
     // Once checked out, the same call finds it at the base and changes nothing.
     expect(await steward.bringToBase(lane, base)).toBe('at-base');
@@ -83,7 +83,7 @@ describe('a lane made ahead', () => {
     const steward = new Steward(repo, 'b', config, () => tempDir('logs-'), worktrees);
     await steward.provision(provision('A', base), true);
     const lane = steward.lanePath('A');
-    expect(worktrees.isUnpopulated(lane)).toBe(false);
+    expect(await worktrees.isUnpopulated(lane)).toBe(false);
     expect(await statusOf(lane)).toBe('');
   });
 
@@ -103,7 +103,7 @@ describe('a lane made ahead', () => {
     // A new coordinator (no memory of the lane): its provision finds the lane at the path.
     const again = await steward.provision(provision('A', base));
     expect(again).toMatchObject({ kind: 'offer', path: lane });
-    expect(worktrees.isUnpopulated(lane)).toBe(false);
+    expect(await worktrees.isUnpopulated(lane)).toBe(false);
     expect(await statusOf(lane)).toBe('');
     // The same after the batch head moved on.
     await steward.provision(provision('B', base), true);
@@ -119,7 +119,7 @@ describe('a lane made ahead', () => {
     await steward.provision(provision('A', base), true);
     const lane = steward.lanePath('A');
     writeFileSync(join(lane, 'README.md'), 'someone wrote this\n');
-    expect(worktrees.isUnpopulated(lane)).toBe(false);
+    expect(await worktrees.isUnpopulated(lane)).toBe(false);
     expect(await worktrees.isClean(lane)).toBe(false);
     const head = await commitOnBatchHead(repo, 'next.txt');
     // (`reset --keep`: it moves, and what it would change of the lane's is kept)

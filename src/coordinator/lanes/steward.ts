@@ -108,7 +108,7 @@ export class Steward {
     // A worktree `git worktree add` has just made, with nothing copied or run in it, is clean,
     // on its branch, at the base (once checked out): its admission needs no status read for that.
     const untouched = step.kind === 'add' && bare;
-    const realpath = untouched ? this.worktrees.realpath(path) : null;
+    const realpath = untouched ? await this.worktrees.realpath(path) : null;
     if (realpath === null) return { kind: 'offer', taskId: h.task_id, path };
     const facts: OfferFacts = {
       realpath,
@@ -124,7 +124,7 @@ export class Steward {
   /** What is at a lane's path (src/core/lane-provision.ts decides what to do with it). */
   private async spotAt(path: string, h: Extract<Handoff, { action: 'provision' }>): Promise<LaneSpot> {
     const wt = this.worktrees;
-    if (wt.exists(path)) {
+    if (await wt.exists(path)) {
       // Only a path that exists can be a lane left from before a crash: no worktree listing
       // (a git call per provision) for the usual new lane.
       const tree = await wt.at(path);
@@ -151,7 +151,7 @@ export class Steward {
    */
   async bringToBase(path: string, base: string): Promise<'at-base' | 'moved' | 'refused'> {
     const head = await this.worktrees.headOf(path);
-    const unpopulated = this.worktrees.isUnpopulated(path);
+    const unpopulated = await this.worktrees.isUnpopulated(path);
     if (head === base && !unpopulated) return 'at-base';
     const onBase = head !== null && (head === base || (await this.worktrees.onBranch(head, base)));
     if (!mayMoveToBase(head, onBase) || !(await this.worktrees.resetKeep(path, base))) return 'refused';
@@ -166,7 +166,7 @@ export class Steward {
   async discard(taskId: string, branch: string, batchBranch: string): Promise<string | null> {
     const wt = this.worktrees;
     const path = this.lanePath(taskId);
-    if (!wt.exists(path)) return null;
+    if (!(await wt.exists(path))) return null;
     if (!(await wt.isClean(path))) return `${path} has changes: left as it is`;
     const [tip, batchTip] = await Promise.all([wt.branchTip(branch), wt.branchTip(batchBranch)]);
     if (tip === null || batchTip === null || !(await wt.onBranch(tip, batchTip)))
@@ -192,7 +192,7 @@ export class Steward {
     batchBranch: string,
   ): Promise<{ why: string; changed: boolean } | null> {
     const wt = this.worktrees;
-    const laneExists = wt.exists(h.lane_path);
+    const laneExists = await wt.exists(h.lane_path);
     const batchTip = laneExists ? await wt.branchTip(batchBranch) : null;
     const integratedOnTip = batchTip !== null && (await wt.onBranch(integrationCommit, batchTip));
     const keepLaneBranches = this.config.keep_lane_branches;
@@ -208,7 +208,7 @@ export class Steward {
     // a lane the next release finds again, never a branch that nothing deletes any more.
     const tip = step.deleteBranch ? await wt.branchTip(h.lane_branch) : null;
     // A lane someone moved off its branch is left as it is until the remove goes through.
-    const onIt = tip !== null && wt.branchAt(h.lane_path) === h.lane_branch;
+    const onIt = tip !== null && (await wt.branchAt(h.lane_path)) === h.lane_branch;
     if (onIt) await wt.deleteBranch(h.lane_path, h.lane_branch);
     const why = await wt.remove(h.lane_path);
     if (why === null) {
@@ -216,7 +216,7 @@ export class Steward {
       if (tip !== null && !onIt) await wt.deleteBranch(h.lane_path, h.lane_branch);
       return null;
     }
-    if (!wt.exists(h.lane_path)) return { why, changed: false };
+    if (!(await wt.exists(h.lane_path))) return { why, changed: false };
     if (onIt) await wt.restoreBranch(h.lane_path, h.lane_branch, tip);
     // (a worktree git cannot read any more says nothing of changes: kept for another reason)
     const clean = await wt.isClean(h.lane_path).catch(() => null);

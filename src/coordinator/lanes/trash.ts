@@ -30,9 +30,9 @@ export async function trashDroppedLanes(
   const remote = new Set(
     record.children.filter((c) => c.machine && c.machine !== 'local').map((c) => c.task_id),
   );
-  const wanted = lanesToTrash(record).filter(
-    (l) => !busy(l.task_id) && !remote.has(l.task_id) && wt.exists(l.path),
-  );
+  const candidates = lanesToTrash(record).filter((l) => !busy(l.task_id) && !remote.has(l.task_id));
+  const there = await Promise.all(candidates.map((l) => wt.exists(l.path)));
+  const wanted = candidates.filter((_, i) => there[i]);
   if (wanted.length === 0) return [];
   const trees = await wt.list(); // (one listing for every lane: `git worktree list` waits its turn)
   const done: Trashed[] = [];
@@ -42,7 +42,7 @@ export async function trashDroppedLanes(
     const tip = await wt.keepWork(lane.path, lane.branch, lane.base_head);
     crashPoint('after-lane-kept', lane.task_id);
     let to = join(trash, lane.task_id);
-    for (let n = 2; wt.exists(to); n++) to = join(trash, `${lane.task_id}.${n}`);
+    for (let n = 2; await wt.exists(to); n++) to = join(trash, `${lane.task_id}.${n}`);
     await wt.move(lane.path, to);
     done.push({ task_id: lane.task_id, from: lane.path, to, branch_tip: tip });
   }

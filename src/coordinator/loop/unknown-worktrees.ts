@@ -13,12 +13,13 @@ export async function reportUnknownWorktrees(ctx: {
   notice: (text: string) => void;
 }): Promise<void> {
   const wt = ctx.worktrees;
-  const rootReal = wt.realpath(ctx.lanesRoot) ?? ctx.lanesRoot;
+  const real = async (path: string) => (await wt.realpath(path)) ?? path;
+  const rootReal = await real(ctx.lanesRoot);
   const record = ctx.store.readRecord();
-  const known = new Set(
-    record.children.flatMap((c) => (c.lane ? [wt.realpath(c.lane.path) ?? c.lane.path] : [])),
-  );
-  const worktrees = (await wt.list()).map((w) => ({ ...w, real: wt.realpath(w.path) ?? w.path }));
+  const lanes = record.children.flatMap((c) => (c.lane ? [c.lane.path] : []));
+  const known = new Set(await Promise.all(lanes.map(real)));
+  const listed = await wt.list();
+  const worktrees = await Promise.all(listed.map(async (w) => ({ ...w, real: await real(w.path) })));
   for (const w of unknownWorktrees({ worktrees, lanesRoot: rootReal, known, batchId: ctx.batchId })) {
     ctx.store.journal('worktree-unknown', { path: w.path, branch: w.branch });
     ctx.notice(`unknown worktree under the lanes root (left alone): ${w.path}`);

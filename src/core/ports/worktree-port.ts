@@ -15,20 +15,20 @@ export interface WorktreeInfo {
 export interface WorktreePort {
   list(): Promise<WorktreeInfo[]>;
   /** The real path (symlinks resolved), or null when nothing is there. */
-  realpath(path: string): string | null;
+  realpath(path: string): Promise<string | null>;
   /**
    * The worktree at `path` (compared real), or undefined when none is there; among `listed`
    * (a `list()` the caller made already, for several paths) when given.
    */
   at(path: string, listed?: readonly WorktreeInfo[]): Promise<WorktreeInfo | undefined>;
-  exists(path: string): boolean;
+  exists(path: string): Promise<boolean>;
   /** Nothing changed, staged or untracked (a lane not checked out yet: nothing in it at all). */
   isClean(path: string): Promise<boolean>;
   /**
    * A lane made without a checkout (add with `checkout` false) and still holding nothing but
    * its `.git` file: resetKeep checks it out.
    */
-  isUnpopulated(path: string): boolean;
+  isUnpopulated(path: string): Promise<boolean>;
   /** The commit a local branch points at, or null when there is no such branch. */
   branchTip(branch: string): Promise<string | null>;
   /** `commit` is `tip` or one of its ancestors. */
@@ -54,7 +54,7 @@ export interface WorktreePort {
   /** Detaches the worktree (when there still is one) and deletes its branch. */
   deleteBranch(path: string, branch: string): Promise<void>;
   /** The branch a worktree is on (read from its files), or null when detached or not a linked worktree. */
-  branchAt(path: string): string | null;
+  branchAt(path: string): Promise<string | null>;
   /**
    * Undoes deleteBranch for a worktree that stays, only as it was: still detached at `tip`,
    * the branch made again there (unless it was made again meanwhile elsewhere) and the

@@ -34,7 +34,7 @@ export class LaneWorktrees implements WorktreePort {
     return listWorktrees(this.repoRoot);
   }
 
-  realpath(path: string): string | null {
+  async realpath(path: string): Promise<string | null> {
     return realpathOrNull(path);
   }
 
@@ -42,7 +42,7 @@ export class LaneWorktrees implements WorktreePort {
     return listed ? findWorktree(listed, path) : worktreeAt(this.repoRoot, path);
   }
 
-  exists(path: string): boolean {
+  async exists(path: string): Promise<boolean> {
     return existsSync(path);
   }
 
@@ -50,7 +50,7 @@ export class LaneWorktrees implements WorktreePort {
     return isClean(path);
   }
 
-  isUnpopulated(path: string): boolean {
+  async isUnpopulated(path: string): Promise<boolean> {
     return isUnpopulated(path);
   }
 
@@ -94,7 +94,7 @@ export class LaneWorktrees implements WorktreePort {
     // `reset --keep` refuses when a file it would change has changes of the lane's own. A
     // lane with nothing in it yet has no index: --keep would leave it empty, --hard checks it
     // out (and there is nothing of anyone's in it to lose).
-    const mode = this.isUnpopulated(path) ? '--hard' : '--keep';
+    const mode = isUnpopulated(path) ? '--hard' : '--keep';
     const moved = await git(path, ['reset', mode, '--quiet', base], { okCodes: [1, 128] });
     return moved.exitCode === 0;
   }
@@ -105,7 +105,7 @@ export class LaneWorktrees implements WorktreePort {
     await git(this.repoRoot, ['branch', '-D', '--quiet', branch], { okCodes: [1] });
   }
 
-  branchAt(path: string): string | null {
+  async branchAt(path: string): Promise<string | null> {
     return linkedBranch(path);
   }
 
@@ -126,7 +126,7 @@ export class LaneWorktrees implements WorktreePort {
   async remove(path: string): Promise<string | null> {
     // --force only for a lane with nothing to lose: not checked out yet (git would read every
     // file as deleted), or proven clean from its files (no status of git's: clean-proof.ts).
-    const nothingToLose = this.isUnpopulated(path) || (await provenClean(this.sessions.objects, path));
+    const nothingToLose = isUnpopulated(path) || (await provenClean(this.sessions.objects, path));
     dropExitTrees(path); // (what was kept of its last exit goes with it)
     const force = nothingToLose ? ['--force'] : [];
     const removed = await git(this.repoRoot, ['worktree', 'remove', ...force, path], { okCodes: [128] });

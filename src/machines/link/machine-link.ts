@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { LanesError } from '../../core/basics/errors.js';
 import { answerSchema, type HelloValue, machineRepoPath } from '../protocol.js';
@@ -12,9 +11,6 @@ import { rootWord, shellLine, shellQuote } from './shell-quote.js';
 // The op client of one machine: lanes' side script copied into `<root>` (when missing or
 // different), then every op one `node <root>/machine.js op` through the shared connection,
 // the request on stdin (nothing of it on the command line), one JSON answer line back.
-
-/** The most a synchronous read waits for its machine: then it counts as ssh's own failure. */
-const SYNC_READ_MS = 15_000;
 
 export interface MachineLinkOptions {
   /** The side script here (dist/lanes/machine.js). */
@@ -136,33 +132,6 @@ export class MachineLink implements MachineClient {
     }
     if (!answer.ok) throw new LanesError(answer.code, `machine ${this.name}: ${op}: ${answer.message}`, 1);
     return answer.value as T;
-  }
-
-  /**
-   * One op that must answer at once (the WorktreePort's few synchronous reads): a blocking
-   * run over the shared connection, not retried (the caller's tick is not to wait a timeout).
-   */
-  callSync<T>(op: string, args: unknown): T {
-    const request = JSON.stringify({ op, root: this.root, repo: this.options.repo, args });
-    const line = shellLine([...this.envWords(), 'node', `${this.root}/machine.js`, 'op']);
-    const run = (shared: boolean) => {
-      const argv = this.connection.argvForLine(line, { shared });
-      const r = spawnSync(argv[0]!, argv.slice(1), {
-        input: request,
-        encoding: 'utf8',
-        maxBuffer: 64 << 20,
-        timeout: SYNC_READ_MS, // (a machine that stopped answering must not stop the loop for good)
-      });
-      const timedOut = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT';
-      const stderr = timedOut ? `no answer in ${SYNC_READ_MS / 1000} s` : (r.stderr ?? '');
-      return { exitCode: r.status ?? SSH_FAILED, stdout: r.stdout ?? '', stderr, timedOut };
-    };
-    // (the shared connection dropped: the master is made again beside the loop, which this
-    // read blocks, so it makes one connection of its own; not after a wait that timed out)
-    let r = run(true);
-    if (r.exitCode === SSH_FAILED && !r.timedOut) r = run(false);
-    if (r.exitCode === SSH_FAILED) this.connection.away(); // (reconnecting: the tick leaves its lanes)
-    return this.answer<T>(op, r);
   }
 
   /** `env K=V …` before a command there (each word quoted with the rest). */

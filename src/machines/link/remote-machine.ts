@@ -58,8 +58,4 @@ export class RemoteMachine {
     }
     return value;
   }
-
-  opSync<T>(op: string, args: Record<string, unknown>): T {
-    return this.link.callSync<T>(op, args);
-  }
 }

@@ -23,9 +23,9 @@ export class RoutedWorktrees implements WorktreePort {
     return [...local, ...remote.flat()];
   }
 
-  realpath(path: string): string | null {
+  realpath(path: string): Promise<string | null> {
     const m = this.router.byPath(path);
-    return m ? m.opSync<string | null>('wt.realpath', { path }) : this.local.realpath(path);
+    return m ? m.op<string | null>('wt.realpath', { path }) : this.local.realpath(path);
   }
 
   async at(path: string, listed?: readonly WorktreeInfo[]): Promise<WorktreeInfo | undefined> {
@@ -35,9 +35,9 @@ export class RoutedWorktrees implements WorktreePort {
     return (await m.op<WorktreeInfo | null>('wt.at', { path })) ?? undefined;
   }
 
-  exists(path: string): boolean {
+  exists(path: string): Promise<boolean> {
     const m = this.router.byPath(path);
-    return m ? m.opSync<boolean>('wt.exists', { path }) : this.local.exists(path);
+    return m ? m.op<boolean>('wt.exists', { path }) : this.local.exists(path);
   }
 
   isClean(path: string): Promise<boolean> {
@@ -45,9 +45,9 @@ export class RoutedWorktrees implements WorktreePort {
     return m ? m.op('wt.isClean', { path }) : this.local.isClean(path);
   }
 
-  isUnpopulated(path: string): boolean {
+  isUnpopulated(path: string): Promise<boolean> {
     const m = this.router.byPath(path);
-    return m ? m.opSync<boolean>('wt.isUnpopulated', { path }) : this.local.isUnpopulated(path);
+    return m ? m.op<boolean>('wt.isUnpopulated', { path }) : this.local.isUnpopulated(path);
   }
 
   branchTip(branch: string): Promise<string | null> {
@@ -89,9 +89,9 @@ export class RoutedWorktrees implements WorktreePort {
     else await this.local.deleteBranch(path, branch);
   }
 
-  branchAt(path: string): string | null {
+  branchAt(path: string): Promise<string | null> {
     const m = this.router.byPath(path);
-    return m ? m.opSync<string | null>('wt.branchAt', { path }) : this.local.branchAt(path);
+    return m ? m.op<string | null>('wt.branchAt', { path }) : this.local.branchAt(path);
   }
 
   restoreBranch(path: string, branch: string, tip: string): Promise<boolean> {

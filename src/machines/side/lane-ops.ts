@@ -51,12 +51,12 @@ export const LANE_OPS: { [Op in LaneOp]: Handler<Op> } = {
   'wt.branchAt': ({ path }, { wt }) => wt.branchAt(path),
   'wt.restoreBranch': async ({ path, branch, tip }, { wt }) => {
     // (done already: the lane on its branch again, at that tip)
-    if (wt.branchAt(path) === branch && (await wt.headOf(path)) === tip) return true;
+    if ((await wt.branchAt(path)) === branch && (await wt.headOf(path)) === tip) return true;
     return wt.restoreBranch(path, branch, tip);
   },
   'wt.remove': async ({ path }, { place, wt }) => {
     insideRoot(place, path, 'wt.remove: the lane path');
-    if (!wt.exists(path) && (await wt.list()).every((w) => w.path !== path)) return null;
+    if (!(await wt.exists(path)) && (await wt.list()).every((w) => w.path !== path)) return null;
     return wt.remove(path);
   },
   'wt.lookAtFiles': ({ path, base }, { wt }) => wt.lookAtFiles(path, base),
@@ -65,7 +65,7 @@ export const LANE_OPS: { [Op in LaneOp]: Handler<Op> } = {
   'wt.move': async ({ path, to }, { place, wt }) => {
     insideRoot(place, path, 'wt.move: the lane path');
     insideRoot(place, to, 'wt.move: the new path');
-    if (!wt.exists(path) && (await wt.at(to)) !== undefined) return null; // (moved already)
+    if (!(await wt.exists(path)) && (await wt.at(to)) !== undefined) return null; // (moved already)
     await wt.move(path, to);
     return null;
   },
