@@ -1,3 +1,4 @@
+import { IN_FLIGHT_STATES } from '../core/records/record.js';
 import type { ChildRecord } from '../core/records/record.js';
 import { sumUsage } from '../core/records/usage.js';
 import type { Usage } from '../core/records/usage.js';
@@ -5,7 +6,7 @@ import type { BatchFiles } from '../store/batch-files.js';
 
 // What the lane rows take from each lane's kernel record (its attempts: how many, when the
 // first began and the last ended, what they spent), read again only for the lanes that may
-// have changed: those an event named, those whose child in the record changed, and a few
+// have changed: those an event named, those that began a run or left flight, and a few
 // more each redraw in turn (what changes without an event: an agent's spending). Reading
 // all hundred kernel records at every redraw while a hundred lanes exit was 10-45 ms of the
 // thread that reads keys (many_lanes, docs/PERFORMANCE.md "Many lanes").
@@ -50,7 +51,8 @@ export class LaneKernels {
     this.turn = children.length ? (this.turn + KERNELS_IN_TURN) % children.length : 0;
     children.forEach((c, i) => {
       if (!c.lane) return out.set(c.task_id, NONE);
-      const child = JSON.stringify(c);
+      // (what in the record goes with a change of its kernel: a new run, leaving flight)
+      const child = `${c.lane.run_id}|${IN_FLIGHT_STATES.has(c.state)}`;
       const known = this.known.get(c.task_id);
       const fresh =
         known && known.child === child && !this.everything && !this.touched.has(c.task_id) && !inTurn.has(i);
