@@ -4,8 +4,9 @@ import * as fs from 'node:fs';
 // process's environment (~5 ms with a hundred lanes running); when a hundred executors
 // exit together, one look an exit held the coordinator's thread for a few hundred
 // milliseconds (docs/PERFORMANCE.md "Many lanes"). The exits reported in one turn of the
-// event loop are swept with one look, and each exit still waits for its sweep: nothing of
-// a lane runs on after its executor's exit.
+// event loop are swept with one look (those reported while it runs, with the next), its
+// reads off the thread, and each exit still waits for its sweep: nothing of a lane runs on
+// after its executor's exit.
 
 /** What a sweep reads: the real file system, or one that counts its looks (tests). */
 export interface ProcFiles {
