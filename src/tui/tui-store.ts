@@ -9,6 +9,7 @@ import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
 import { MIN_INTERVAL_MS, RedrawPace } from './redraw-pace.js';
 import { sumUsage } from '../core/records/usage.js';
+import { LaneKernels } from './lane-kernels.js';
 import type { Usage } from '../core/records/usage.js';
 
 // The views take the record's state names from here (components import only src/tui).
@@ -70,6 +71,8 @@ export class TuiStore {
   private dirty = false;
   private readonly pace = new RedrawPace();
   private visible = new Set<string>();
+  /** The lanes' kernel facts, read again only where they may have changed (lane-kernels.ts). */
+  private readonly kernels: LaneKernels;
   private health = new Map<string, LaneHealth>();
   /** Each child's wave, as the confirmation and `plan check` count them (1-based). */
   private readonly waveOf = new Map<string, number>();
@@ -81,6 +84,7 @@ export class TuiStore {
     plan: Plan,
     private coordinator: Coordinator | null = null,
   ) {
+    this.kernels = new LaneKernels(files);
     const record = files.readRecord();
     const waves = computeWaves(plan.children, record.max_parallel);
     waves.forEach((wave, i) => wave.forEach((c) => this.waveOf.set(c.id, i + 1)));
@@ -171,6 +175,7 @@ export class TuiStore {
         this.refresh(event.report);
         return;
       case 'launched':
+        this.kernels.touch(event.task);
         this.sessions.set(event.task, event.session);
         event.session.onOutput(() => {
           if (!this.visible.has(event.task)) return;
@@ -180,6 +185,7 @@ export class TuiStore {
         this.refresh();
         return;
       case 'exited':
+        this.kernels.touch(event.task);
         this.health.delete(event.task);
         this.refresh();
         return;
@@ -229,6 +235,7 @@ export class TuiStore {
   /** Rebuilds the rows from the record (and the last report's handoffs) and the kernel records, now. */
   applyReport(report: Report | null): void {
     if (report) this.staleReport = report;
+    this.kernels.touchAll();
     this.rebuildRows();
     this.changed();
   }
@@ -246,25 +253,22 @@ export class TuiStore {
     );
     // (a batch with machines shows each lane's machine, local ones too; one without, none)
     const withMachines = !!last?.machines || record.children.some((c) => c.machine !== undefined);
+    const kernels = this.kernels.of(record.children);
     const rows: LaneRow[] = record.children.map((c) => {
-      const kernel = c.lane ? this.files.readKernel(c.task_id) : { kind: 'missing' as const };
-      const attempts = kernel.kind === 'ok' ? kernel.record.attempts : [];
-      const first = attempts[0];
-      const lastAttempt = attempts.at(-1);
+      const kernel = kernels.get(c.task_id)!;
       const session = this.sessions.get(c.task_id);
       return {
         taskId: c.task_id,
         state: c.state,
-        attempt: attempts.length,
+        attempt: kernel.attempt,
         qaFailures: c.qa_failures,
-        startedAt: first ? Date.parse(first.started_at) : null,
-        endedAt:
-          IN_FLIGHT_STATES.has(c.state) || !lastAttempt?.ended_at ? null : Date.parse(lastAttempt.ended_at),
+        startedAt: kernel.startedAt,
+        endedAt: IN_FLIGHT_STATES.has(c.state) || !kernel.lastEndedAt ? null : Date.parse(kernel.lastEndedAt),
         reason: c.reason,
         health: this.health.get(c.task_id) ?? null,
         reviewPending: reviews.has(c.task_id),
         running: session?.running ?? false,
-        usage: sumUsage(attempts),
+        usage: kernel.usage,
         ...(withMachines && c.lane !== null ? { machine: c.machine ?? 'local' } : {}),
       };
     });

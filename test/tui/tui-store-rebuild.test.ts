@@ -39,3 +39,41 @@ describe('the lane rows under a burst of events', () => {
     }
   });
 });
+
+const MANY = 24;
+const MANY_PLAN = `
+batch: kernels
+max_parallel: ${MANY}
+children:
+${Array.from({ length: MANY }, (_, i) => `  - { id: L${i}, goal: Write ${i}, scope: ["f${i}/**"], acceptance: [{ id: ok, run: "true" }] }`).join('\n')}
+`;
+
+describe('the lane rows of many lanes', () => {
+  it('read the kernel record of the lane an event names and a few in turn, not every lane each redraw', async () => {
+    const d = await startBatch(await makeRepo(), MANY_PLAN);
+    await d.provisionAll(await d.tick());
+    const files = batchPorts(d.repo, 'kernels').store;
+    vi.useFakeTimers();
+    try {
+      const store = new TuiStore(files, d.plan);
+      expect(store.getSnapshot().rows.filter((r) => r.attempt === 0)).toHaveLength(MANY);
+      const reads = vi.spyOn(files, 'readKernel');
+      const redraw = () => {
+        reads.mockClear();
+        store.onEvent({ kind: 'exited', task: 'L5', code: 0, signal: null });
+        vi.advanceTimersByTime(1000);
+        return reads.mock.calls.map(([task]) => task);
+      };
+      const first = redraw();
+      expect(first).toContain('L5');
+      expect(first.length).toBeLessThan(MANY / 2);
+      // In turn, every lane's record is read again within a few redraws.
+      const seen = new Set(first);
+      for (let i = 0; i < 3; i++) for (const task of redraw()) seen.add(task);
+      expect(seen.size).toBe(MANY);
+      store.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

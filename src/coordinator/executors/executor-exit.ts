@@ -5,6 +5,7 @@ import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import type { WorktreePort } from '../../core/ports/worktree-port.js';
 import type { ExitInfo } from '../../hosts/host.js';
 import type { ExitQueue } from './exit-queue.js';
+import { coordinatorThread } from '../../process/thread-share.js';
 
 // An executor's end as the coordinator sees it: judged for dispatch health (two suspect
 // exits in a row pause dispatch, core/rules/dispatch-health.ts), ended beside the loop
@@ -49,6 +50,9 @@ export class ExecutorExits {
   /** Judges the end, ends it beside the loop where it can, and queues it for the tick. */
   async ended(e: EndedExecutor, forget: () => void): Promise<void> {
     const { deps } = this;
+    // (each piece in its turn of the coordinator's thread: a hundred exits at once leave
+    // room for keys and frames between their pieces, process/thread-share.ts)
+    await coordinatorThread.turn();
     const ranFor = deps.clock.now().getTime() - e.startedAt;
     const child = deps.store.readRecord().children.find((c) => c.task_id === e.task);
     const lane = child?.lane;
@@ -59,6 +63,7 @@ export class ExecutorExits {
       lane && !e.stoppedByLanes
         ? await deps.worktrees.changedAtExit(lane.path, lane.base_head).catch(() => null)
         : null;
+    await coordinatorThread.turn();
     const changed = atExit === null || atExit.length > 0;
     // (an executor from before a restart ran for longer than lanes has seen: not a quick exit)
     const end = {
@@ -83,6 +88,7 @@ export class ExecutorExits {
     // A failure there leaves the exit to the tick, which does the same work again (and
     // meets the same error, if it lasts, where every tick error goes).
     const recorded = ending ? await deps.queue.endBeside(e.task, ending) : false;
+    await coordinatorThread.turn();
     // (live until here: no executor handoff starts this lane again while its exit is ended)
     forget();
     deps.queue.push({ task_id: e.task, code: e.exit.code, signal: e.exit.signal, host: e.host, recorded });

@@ -9,6 +9,7 @@ import type { HealthChange, HealthStep, LaneHealth, LaneLife } from '../../core/
 import type { Clock } from '../../core/ports/clock.js';
 import type { WorktreePort } from '../../core/ports/worktree-port.js';
 import type { LaneSession } from '../../hosts/host.js';
+import { coordinatorThread } from '../../process/thread-share.js';
 
 // Watches every live lane for the health hints of src/core/lane-health.ts (waiting,
 // stalled, scope drift): feeds it the lane's output, its screen after a quiet debounce and
@@ -121,6 +122,7 @@ export class LaneWatch {
     const now = this.options.clock.now().getTime();
     for (const [task, w] of this.lanes) {
       try {
+        await coordinatorThread.turn(); // (a hundred lanes' looks, keys between them)
         await this.checkLane(task, w, now);
       } catch {
         // Advisory only, and run from a timer: a lane deleted under it (or git failing on

@@ -13,7 +13,7 @@ import type { TickPorts } from '../../core/ports/tick-ports.js';
 import type { WorktreePort } from '../../core/ports/worktree-port.js';
 import type { ExitInfo, Host, LaneSession } from '../../hosts/host.js';
 import { ExecutorRunner } from '../executors/executor-runner.js';
-import type { RunnerEvents } from '../executors/executor-runner.js';
+import type { RunnerEvents, RunnerOptions } from '../executors/executor-runner.js';
 import type { LaneHealth } from '../executors/lane-watch.js';
 import { Steward } from '../lanes/steward.js';
 import { machineInput, tickThroughAway, type CoordinatorMachines } from './machines.js';
@@ -22,6 +22,7 @@ import { HUMAN_STOPS } from '../../core/ways-out/wait-verdict.js';
 import { Effects } from './effects.js';
 import { reportUnknownWorktrees } from './unknown-worktrees.js';
 import { WaysOut } from './ways-out.js';
+import { coordinatorThread, pacedPorts } from './paced-ports.js';
 
 // The parent (DESIGN §7): tick → carry out every effect → wait for any lane event → tick.
 // The tick is handed the events since the last one and a snapshot of what is in flight;
@@ -106,7 +107,7 @@ export class Coordinator {
       notice: (text) => this.emit({ kind: 'notice', text }),
       offerFacts: (path) => options.ports.git.offerFacts(path),
     });
-    this.tickPorts = { ...ports, headMovedEarly: (moved) => this.effects.headMovedEarly(moved) };
+    this.tickPorts = pacedPorts(ports, (moved) => this.effects.headMovedEarly(moved));
     const events: RunnerEvents = {
       launched: (task, attempt, session) => this.emit({ kind: 'launched', task, attempt, session }),
       exited: (task, exit) => this.emit({ kind: 'exited', task, code: exit.code, signal: exit.signal }),
@@ -114,8 +115,7 @@ export class Coordinator {
       health: (task, health, what) => this.emit({ kind: 'health', task, health, what }),
       wake: () => this.signal(),
     };
-    const endAttempt = (child: ChildRecord, exit: ExitInfo & { host: string }) =>
-      this.endAttempt(child, exit);
+    const endAttempt: RunnerOptions['endAttempt'] = (child, exit) => this.endAttempt(child, exit);
     const runnerOptions = { clock: ports.clock, worktrees, endAttempt, machines };
     this.plan = store.readPlan();
     this.runner = new ExecutorRunner(batchId, store, config, host, this.plan, events, runnerOptions);
@@ -139,7 +139,6 @@ export class Coordinator {
   private emit(event: CoordinatorEvent): void {
     this.options.onEvent?.(event);
   }
-
   private signal(): void {
     this.woken = true;
     this.wake?.();
@@ -207,6 +206,7 @@ export class Coordinator {
     let inFlight = new Set<string>();
     try {
       for (;;) {
+        await coordinatorThread.turn(); // (keys and frames first: a tick of many lanes is long)
         const waysOut = await this.waysOut.beforeTick(); // (drop, cancel: their executors stopped)
         // A drop or a cancel never meets a lane half made or half removed.
         if (waysOut.input.drops.length > 0 || waysOut.input.cancel) {
@@ -295,6 +295,6 @@ export class Coordinator {
   private async endAttempt(child: ChildRecord, exit: ExitInfo & { host: string }): Promise<boolean> {
     const planned = this.plan.children.find((c) => c.id === child.task_id);
     if (child.state !== 'enrolled' || !child.lane?.run_id || !planned) return false;
-    return endAttempt(this.options.ports, laneFactsOf(this.options.batchId, child), planned, exit);
+    return endAttempt(this.tickPorts, laneFactsOf(this.options.batchId, child), planned, exit);
   }
 }

@@ -3,6 +3,7 @@ import type { ExecutorRunner } from '../executors/executor-runner.js';
 import type { ReleaseJobs } from '../lanes/release-jobs.js';
 import type { StewardJobs } from '../lanes/steward-jobs.js';
 import type { AgentTurns } from '../turns/agent-turns.js';
+import { coordinatorThread } from './paced-ports.js';
 
 // The coordinator carries out a report's effects here, in one switch over their kinds
 // (DESIGN §4, "Effects"): the tick decided each one; what comes of it reaches the next tick
@@ -49,8 +50,10 @@ export class Effects {
     let again = false;
     const moved = report.head_moved;
     if (moved && !this.movedEarly.has(moved.head)) this.deps.jobs.headMoved(moved.head, moved.integrated);
-    for (const h of [...report.handoffs].sort((a, b) => ORDER[a.action] - ORDER[b.action]))
+    for (const h of [...report.handoffs].sort((a, b) => ORDER[a.action] - ORDER[b.action])) {
+      await coordinatorThread.turn(); // (a hundred handoffs: keys between them, paced-ports.ts)
       if (await this.one(h, report, ahead)) again = true;
+    }
     // The whole list each time: a lane made ahead for a child no longer in it is removed again.
     this.deps.jobs.keepAhead(this.deps.runner.paused ? [] : ahead);
     await this.deps.runner.sessionsClosed(); // (as before: the loop goes on once they are closed)

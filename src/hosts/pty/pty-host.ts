@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import pty from 'node-pty';
 import { wrapWithExitStatus } from '../exit-status.js';
 import { killGroup } from '../../process/process-group.js';
-import { stopLeftovers } from '../../process/leftovers.js';
+import { leftoverSweeps } from '../../process/leftover-sweeps.js';
 import type { ExitInfo, Host, HostCapabilities, LaneSession, LaunchSpec } from '../host.js';
 import { drainAfterExit } from './pty-drain.js';
 import { ScreenModel } from './screen.js';
@@ -94,9 +94,11 @@ export class PtyHost implements Host {
       // screen model has parsed that end too, so its last lines are the executor's last.
       proc.onExit(({ exitCode, signal }) => {
         running = false;
-        stopLeftovers(spec.runId); // (what it left running outside its group: process/leftovers.ts)
         transcript.close();
-        void screen.flushed().then(() =>
+        // What it left running outside its group is stopped before its exit is told
+        // (process/leftovers.ts), with one sweep for the exits of this turn (leftover-sweeps.ts).
+        const swept = leftoverSweeps.stop(spec.runId);
+        void Promise.all([swept, screen.flushed()]).then(() =>
           resolve({
             code: signal ? null : exitCode,
             signal: signal ? (SIGNALS[signal] ?? `SIG${signal}`) : null,
