@@ -3,6 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LaneWorktrees } from '../../src/git/ports/lane-worktrees.js';
 import { git, makeRepo, tempDir } from '../helpers/repo.js';
+import { until } from '../helpers/until.js';
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
 
 // Worktree entries lanes writes and removes itself (src/git/worktree/worktree-admin.ts),
 // against what `git worktree add` writes and what git's own commands make of them.
@@ -87,5 +97,18 @@ describe('lane worktree entries written by lanes', () => {
     expect(await wt.add(odd, 'lane/odd', base, false)).toBeNull();
     expect((await git(odd, 'rev-parse', '--abbrev-ref', 'HEAD')).trim()).toBe('lane/odd');
     expect(readdirSync(join(repo, '.git', 'worktrees')).sort()).toEqual(['changed', 'locked', 'with-space']);
+  });
+
+  it('sweep what a crashed lanes left of its removals, not what a running one is doing', async () => {
+    const { repo, base, dir, wt } = await lanes();
+    let dead = 4_000_000;
+    while (isRunning(dead)) dead--;
+    const leftovers = [join(dir, `.lanes-gone-c9-${dead}-1`), join(repo, '.git', `lanes-gone-c9-${dead}-2`)];
+    const running = join(dir, `.lanes-gone-c8-${process.pid}-7`);
+    for (const folder of [...leftovers, running]) mkdirSync(join(folder, 'f'), { recursive: true });
+    expect(await wt.add(join(dir, 'l3'), 'lane/l3', base, false)).toBeNull();
+    expect(await wt.remove(join(dir, 'l3'))).toBeNull();
+    await until(() => leftovers.every((f) => !existsSync(f)), 'the leftovers swept');
+    expect(existsSync(running)).toBe(true);
   });
 });

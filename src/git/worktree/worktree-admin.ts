@@ -24,6 +24,7 @@ import { linkedGitDir } from './worktree-files.js';
 // renamed into it, so a `git worktree` or `git branch` running beside it (they read every
 // entry, unlocked) sees it whole or not at all; removed, it is renamed out before it is
 // deleted. git's worktree bookkeeping stays serialised (git.ts): these need no turn in it.
+// Each is synchronous up to its last rename: no crash point of the loop falls inside it.
 
 /** git's own names for an entry that we write as it does; anything else goes to git. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -69,8 +70,8 @@ export function addUnpopulated(commonDir: string, path: string, branch: string):
     renameSync(made, entry);
   } catch (error) {
     // (an entry of that id made meanwhile: ours goes, and git is asked)
-    rmQuietly(made);
-    rmQuietly(dotGit);
+    void rmQuietly(made);
+    void rmQuietly(dotGit);
     if (isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST')) return false;
     throw error;
   }
@@ -79,9 +80,14 @@ export function addUnpopulated(commonDir: string, path: string, branch: string):
 
 /**
  * Removes the linked worktree at `path` and its entry as `git worktree remove --force`
- * does: its files first, then the entry. For a lane with nothing to lose only (the caller
- * has proven it). Null when this is not a case done here (not a plain entry of this
- * repository, locked): the caller asks git. Otherwise what failed, or '' when removed.
+ * does. For a lane with nothing to lose only (the caller has proven it). Null when this is
+ * not a case done here (not a plain entry of this repository, locked): the caller asks git.
+ * Otherwise what failed, or '' when removed.
+ *
+ * git's process, once started, finishes a remove even when lanes is killed meanwhile; here
+ * the entry and then the lane are renamed away at once (nothing of the loop runs between
+ * the two), and only then deleted: a crash leaves the lane whole or gone, never half
+ * deleted, and at worst a folder of the deletion's own name (`.lanes-gone-*`).
  */
 export async function removeLinked(commonDir: string, path: string): Promise<string | null> {
   const gitDir = linkedGitDir(path);
@@ -95,19 +101,56 @@ export async function removeLinked(commonDir: string, path: string): Promise<str
   } catch {
     return null;
   }
+  const suffix = `${id}-${process.pid}-${++scratch}`;
+  const entryGone = join(commonDir, `lanes-gone-${suffix}`);
+  const laneGone = join(dirname(path), `.lanes-gone-${suffix}`);
+  renameSync(gitDir, entryGone);
   try {
-    await rm(path, { recursive: true, force: true });
+    renameSync(path, laneGone);
   } catch (error) {
+    renameSync(entryGone, gitDir); // (the lane as it was: git says what is wrong)
     return `could not remove ${path}: ${(error as Error).message}`;
   }
-  const gone = join(commonDir, `lanes-gone-${id}-${process.pid}-${++scratch}`);
-  renameSync(gitDir, gone);
-  await rm(gone, { recursive: true, force: true });
+  await Promise.all([rmQuietly(laneGone), rmQuietly(entryGone)]);
+  sweepLeftovers(commonDir, dirname(path));
   return '';
 }
 
-function rmQuietly(path: string): void {
-  void rm(path, { recursive: true, force: true }).catch(() => undefined);
+const swept = new Set<string>();
+
+/**
+ * What a crashed lanes left of its removals and adds (`lanes-gone-*`, `lanes-new-*`, a lane's
+ * `.lanes-gone-*`: named with the pid that made them), of processes no longer running only:
+ * deleted once a folder and process.
+ */
+function sweepLeftovers(...folders: string[]): void {
+  for (const folder of folders) {
+    if (swept.has(folder)) continue;
+    swept.add(folder);
+    let names: string[] = [];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = /^\.?lanes-(?:gone|new)-.+-(\d+)-\d+$/.exec(name)?.[1];
+      if (pid !== undefined && !running(Number(pid))) void rmQuietly(join(folder, name));
+    }
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return !isCode(error, 'ESRCH');
+  }
+}
+
+function rmQuietly(path: string): Promise<void> {
+  return rm(path, { recursive: true, force: true }).catch(() => undefined);
 }
 
 function isCode(error: unknown, code: string): boolean {
