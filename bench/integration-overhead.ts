@@ -95,7 +95,7 @@ export async function integrationOverhead(n: number, runs: number): Promise<Figu
   console.log(
     `git_processes_per_child: ${(lanesCalls / n).toFixed(1)} (${lanesCalls} for ${n} children; plain git ${(baselineCalls / n).toFixed(1)}) target 10: ${lanesCalls / n <= 10 ? 'met' : 'missed'}`,
   );
-  return ratioFigure('integration_overhead', lanes, baseline, 1.5, {
+  return ratioFigure('integration_overhead', lanes, baseline, 1.2, {
     children: n,
     parallel: 4,
     git_processes: lanesCalls,

@@ -9,7 +9,6 @@ import type { CoordinatorEvent } from '../../coordinator/loop/coordinator.js';
 import { loadConfig } from '../../store/config-file.js';
 import { ExitCode } from '../../core/basics/errors.js';
 import type { Approval } from '../../core/ways-out/resume.js';
-import { PtyHost } from '../../hosts/pty/pty-host.js';
 import type { Host } from '../../hosts/host.js';
 import type { BatchLock } from '../../store/lock.js';
 import type { RepoPaths } from '../../store/state-dir.js';
@@ -67,6 +66,8 @@ export async function runTui(run: TuiRun): Promise<number> {
       }
       lock = await run.confirm.create();
     }
+    // (xterm's and node-pty's modules load after the confirmation: not on the first frame's path)
+    const { PtyHost } = await import('../../hosts/pty/pty-host.js');
     const config = loadConfig(run.repo.root);
     let store: TuiStore | null = null;
     const localHost: Host = await makeHost(run.host, (text) => store?.notice(text));

@@ -12,6 +12,7 @@ import { planWithPreferences } from '../../core/settings/preferences.js';
 import { computeWaves } from '../../core/plan/waves.js';
 import { gitVersion, resolveCommit, updateRef } from '../../git/runner/commits.js';
 import { listWorktrees } from '../../git/worktree/worktrees.js';
+import { worktreesFromFiles } from '../../git/worktree/worktree-files.js';
 import { git, splitNul } from '../../git/runner/git.js';
 import { refuseOverlaps } from './overlap.js';
 import { BatchFiles } from '../../store/batch-files.js';
@@ -64,7 +65,8 @@ export async function preflight(
     checkGitVersion(repo.root),
     resolveCommit(repo.root, plan.base),
     resolveCommit(repo.root, `refs/heads/${branch}`),
-    listWorktrees(repo.root),
+    // (from git's files where they are the plain layout: a process less before the first frame)
+    Promise.resolve().then(() => worktreesFromFiles(repo.commonDir) ?? listWorktrees(repo.root)),
     readStateFlush(repo.stateDir), // (the batch's first write is moments away)
     uncommittedPaths(repo.root),
   ] as const;

@@ -55,7 +55,10 @@ export async function readExitTree(
   try {
     // (a copy of the lane's index keeps the stat data of every file that did not change)
     copyIndex(join(gitDir, 'index'), built.index);
-    built.tree = await addAndWriteTree(lanePath, built.index, 'all');
+    built.tree = await addAndWriteTree(lanePath, built.index, 'all', {
+      trees: sessions.trees,
+      oidBytes: base.length / 2,
+    });
     const baseTree = (await sessions.objects.commit(base))?.tree;
     if (!baseTree) throw new Error(`base ${base} not found`);
     const changes = await treeChanges(sessions.objects, baseTree, built.tree);

@@ -9,6 +9,7 @@ import { readLaneStatus } from '../worktree/lane-status.js';
 import { keepLaneWork } from '../delivery/lane-work.js';
 import { RepoSessions } from '../runner/repo-sessions.js';
 import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from '../worktree/worktree-files.js';
+import { addUnpopulated, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
 import {
   changedPaths,
   changedPathsAtExit,
@@ -25,6 +26,14 @@ import {
 
 export class LaneWorktrees implements WorktreePort {
   constructor(private readonly repoRoot: string) {}
+
+  private commonDir: string | null | undefined;
+
+  /** Where lanes writes worktree entries itself (worktree-admin.ts); null: git's. Read once. */
+  private get plainCommonDir(): string | null {
+    if (this.commonDir === undefined) this.commonDir = plainCommonDir(this.repoRoot);
+    return this.commonDir;
+  }
 
   private get sessions(): RepoSessions {
     return RepoSessions.of(this.repoRoot);
@@ -82,6 +91,18 @@ export class LaneWorktrees implements WorktreePort {
     // the branch first). The create fails when the branch exists (made meanwhile): `-b` says so.
     const made =
       !branchExists && (await this.sessions.refs.transaction([`create refs/heads/${branch} ${base}`]));
+    // A branch of its own, just made: the entry is written here, not by `git worktree add`
+    // (and its `symbolic-ref`); a checkout is the `reset --hard` git's add would start.
+    const common = made ? this.plainCommonDir : null;
+    if (common !== null && addUnpopulated(common, path, branch)) {
+      if (!checkout) return null;
+      const reset = await git(path, ['reset', '--hard', '--no-recurse-submodules', '--quiet'], {
+        okCodes: [1, 128],
+      });
+      if (reset.exitCode === 0) return null;
+      await removeLinked(common, path); // (as git's add leaves nothing of a failed checkout)
+      return reset.stderr.trim();
+    }
     const args = made ? [path, branch] : [branchExists ? '-B' : '-b', branch, path, base];
     const noCheckout = checkout ? [] : ['--no-checkout'];
     const add = await git(this.repoRoot, ['worktree', 'add', '--quiet', ...noCheckout, ...args], {
@@ -126,8 +147,13 @@ export class LaneWorktrees implements WorktreePort {
   async remove(path: string): Promise<string | null> {
     // --force only for a lane with nothing to lose: not checked out yet (git would read every
     // file as deleted), or proven clean from its files (no status of git's: clean-proof.ts).
-    const nothingToLose = isUnpopulated(path) || (await provenClean(this.sessions.objects, path));
+    const nothingToLose =
+      isUnpopulated(path) || (await provenClean(this.sessions.objects, path, this.sessions.trees));
     dropExitTrees(path); // (what was kept of its last exit goes with it)
+    // (nothing to lose: removed as `--force` would, without its process: worktree-admin.ts)
+    const common = nothingToLose ? this.plainCommonDir : null;
+    const gone = common !== null ? await removeLinked(common, path) : null;
+    if (gone !== null) return gone === '' ? null : gone;
     const force = nothingToLose ? ['--force'] : [];
     const removed = await git(this.repoRoot, ['worktree', 'remove', ...force, path], { okCodes: [128] });
     return removed.exitCode === 0 ? null : `git worktree remove failed: ${removed.stderr.trim()}`;

@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import { changeTimesAlwaysMove } from '../../process/change-times.js';
 import { readIndex, statStamp } from './index-entries.js';
 import type { ObjectReader } from '../runner/object-reader.js';
+import type { TreeWriter } from '../runner/tree-writer.js';
+import { writeIndexTree } from './index-tree.js';
 import { linkedGitDir, linkedHeadRef } from './worktree-files.js';
 
 // Whether a lane is clean, proven from its files without a `git status` (the one `git
@@ -22,22 +24,33 @@ const REGULAR = 0o100000;
 const SYMLINK = 0o120000;
 const TYPE = 0o170000;
 
-export async function provenClean(objects: ObjectReader, lanePath: string): Promise<boolean> {
+/**
+ * `trees`: where the index's tree is written when its cached tree does not say it (an index
+ * lanes staged a delivery in, whose tree was not written by git: index-tree.ts).
+ */
+export async function provenClean(
+  objects: ObjectReader,
+  lanePath: string,
+  trees?: TreeWriter,
+): Promise<boolean> {
   try {
-    return await proveClean(objects, lanePath);
+    return await proveClean(objects, lanePath, trees);
   } catch {
     return false; // (a file it cannot look at: a path through a file, no permission; git looks)
   }
 }
 
-async function proveClean(objects: ObjectReader, lanePath: string): Promise<boolean> {
+async function proveClean(objects: ObjectReader, lanePath: string, trees?: TreeWriter): Promise<boolean> {
   const gitDir = linkedGitDir(lanePath);
   if (gitDir === null || !changeTimesAlwaysMove(dirname(lanePath))) return false;
   const head = await objects.resolve(linkedHeadRef(gitDir));
   const tree = head === null ? null : (await objects.commit(head))?.tree;
   if (!tree) return false;
-  const index = readIndex(join(gitDir, 'index'), tree.length / 2, 'all', MAX_FILES);
-  if (index === null || index.rootTree !== tree) return false;
+  const indexPath = join(gitDir, 'index');
+  const index = readIndex(indexPath, tree.length / 2, 'all', MAX_FILES);
+  if (index === null) return false;
+  const made = index.rootTree ?? (trees ? await writeIndexTree(trees, indexPath, tree.length / 2) : null);
+  if (made !== tree) return false;
   const files = new Set<string>();
   const folders = new Set<string>();
   for (const entry of index.entries) {

@@ -32,6 +32,8 @@ export interface IndexEntry {
   /** assume-valid, skip-worktree or intent-to-add: git does not compare such a file as usual. */
   special: boolean;
   stamp: string;
+  /** The object name git recorded for the entry (hex). */
+  sha: string;
 }
 
 export interface IndexRead {
@@ -39,6 +41,8 @@ export interface IndexRead {
   entries: IndexEntry[];
   /** The tree the whole index makes, when its cached tree says so (else null). */
   rootTree: string | null;
+  /** The cached tree (the TREE extension) as it is in the file, when there is one. */
+  treeExtension: Buffer | null;
 }
 
 /**
@@ -111,20 +115,25 @@ function parseIndex(
         // (assume-valid in the flags; skip-worktree and intent-to-add in the extended ones)
         special: (flags & 0x8000) !== 0 || (extended & 0x6000) !== 0,
         stamp: stampOf(ino, size, time(off + 8), time(off)), // (ctime first, then mtime)
+        sha: buf.toString('hex', off + 40, off + 40 + oidBytes),
       });
     }
     off = next;
   }
   // Extensions follow the entries (4-byte name, 32-bit size), then the checksum.
   let rootTree: string | null = null;
+  let treeExtension: Buffer | null = null;
   while (off + 8 <= buf.length - oidBytes) {
     const name = buf.toString('latin1', off, off + 4);
     const size = buf.readUInt32BE(off + 4);
     if (name === 'link') return null;
-    if (name === 'TREE') rootTree = cachedRoot(buf.subarray(off + 8, off + 8 + size), oidBytes);
+    if (name === 'TREE') {
+      treeExtension = buf.subarray(off + 8, off + 8 + size);
+      rootTree = cachedRoot(treeExtension, oidBytes);
+    }
     off += 8 + size;
   }
-  return { entries, rootTree };
+  return { entries, rootTree, treeExtension };
 }
 
 /**

@@ -1,5 +1,7 @@
 import { copyFileSync, statSync, utimesSync } from 'node:fs';
 import { git, gitLine } from '../runner/git.js';
+import type { TreeWriter } from '../runner/tree-writer.js';
+import { writeIndexTree } from './index-tree.js';
 
 // A lane's private index (GIT_INDEX_FILE): a copy of its own index that lanes stages into
 // and writes a tree from, leaving the lane's index as it is until a commit replaces it
@@ -19,15 +21,20 @@ export function copyIndex(from: string, to: string): void {
   utimesSync(to, seconds(atimeNs), seconds(mtimeNs));
 }
 
-/** `git add -A` of `paths` (or of the whole lane) into the private index, then its tree. */
+/**
+ * `git add -A` of `paths` (or of the whole lane) into the private index, then its tree
+ * (written through `trees` when given and index-tree.ts can: no write-tree process).
+ */
 export async function addAndWriteTree(
   lanePath: string,
   index: string,
   paths: readonly string[] | 'all',
+  through?: { trees: TreeWriter; oidBytes: number },
 ): Promise<string> {
   const env = { GIT_INDEX_FILE: index };
   if (paths === 'all') await git(lanePath, ['add', '-A'], { env });
   else if (paths.length > 0)
     await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
-  return gitLine(lanePath, ['write-tree'], { env });
+  const written = through ? await writeIndexTree(through.trees, index, through.oidBytes) : null;
+  return written ?? gitLine(lanePath, ['write-tree'], { env });
 }
