@@ -23,10 +23,11 @@ describe('exit 1: an unexpected error', () => {
     const repo = await leanRepo();
     const realGit = (await execa('sh', ['-c', 'command -v git'])).stdout.trim();
     const shim = tempDir('lanes-shim-');
-    // `git worktree add` fails (as on a full disk); every other git command works.
+    // `git hash-object` (writing a delivery's commit) fails as on a full disk; every other git
+    // command works. (Not `worktree add`: lanes writes a new lane's entry itself now.)
     writeFileSync(
       join(shim, 'git'),
-      `#!/bin/sh\nif [ "$5" = worktree ] && [ "$6" = add ]; then echo "fatal: no space left on device (simulated)" >&2; exit 1; fi\nexec ${realGit} "$@"\n`,
+      `#!/bin/sh\nif [ "$5" = hash-object ]; then echo "fatal: no space left on device (simulated)" >&2; exit 1; fi\nexec ${realGit} "$@"\n`,
     );
     chmodSync(join(shim, 'git'), 0o755);
     const plan = writePlan({
