@@ -66,7 +66,8 @@ export class PtyHost implements Host {
           // Every byte, in the order the worker read them: the transcript at once.
           transcript.add(message.data);
           screen?.noteOutput();
-          return listeners.emit(message.data);
+          listeners.emit(message.data);
+          return ptyThread.post({ t: 'took', id: pane.id, chars: message.data.length });
         case 'snapshot':
           return screen?.receive(message.snapshot, message.flush);
         case 'ended': {

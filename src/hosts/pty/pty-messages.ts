@@ -79,6 +79,8 @@ export type ToWorker =
   /** Bytes for the screen model only. */
   | { t: 'feed'; id: number; data: string }
   | { t: 'resize'; id: number; cols: number; rows: number }
+  /** The main thread has taken this many characters of the pane's output. */
+  | { t: 'took'; id: number; chars: number }
   /** The pane is drawn: a snapshot as soon as its screen differs from the last one sent. */
   | { t: 'want'; id: number }
   /** A snapshot once everything the worker holds for the pane so far is parsed. */

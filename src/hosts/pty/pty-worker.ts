@@ -18,6 +18,15 @@ import { ScreenModel, type StyledRun } from './screen.js';
 const QUIET_PUSH_MS = 100;
 /** Output read is sent on to the main thread this long after the first unsent chunk. */
 const DATA_MS = 4;
+/**
+ * Characters sent on and not yet taken by the main thread, at most, before the pty is
+ * paused: an executor printing as fast as it can (`yes`) would otherwise flood a main
+ * thread that draws and takes keys. A pause lasts PAUSE_MS at most whatever the main
+ * thread does, well under the exit wrapper's 50 ms linger: an executor that exits during
+ * one is still read before the kernel drops its last output (docs/DECISIONS.md).
+ */
+const MAX_AHEAD_CHARS = 1024 * 1024;
+const PAUSE_MS = 20;
 
 interface Pane {
   proc: pty.IPty;
@@ -41,6 +50,9 @@ interface Pane {
   resizeTo: { cols: number; rows: number } | null;
   /** Read and not yet sent on: sent together once the reads of this turn of the loop are done. */
   unsent: string[];
+  /** Characters sent on that the main thread has not said it took. */
+  ahead: number;
+  pauseTimer: NodeJS.Timeout | null;
 }
 
 const port = parentPort!;
@@ -81,8 +93,20 @@ function changed(id: number, pane: Pane): void {
 
 function sendData(id: number, pane: Pane): void {
   if (pane.unsent.length === 0) return;
-  send({ t: 'data', id, data: pane.unsent.join('') });
+  const data = pane.unsent.join('');
   pane.unsent = [];
+  pane.ahead += data.length;
+  send({ t: 'data', id, data });
+  if (pane.ahead > MAX_AHEAD_CHARS && !pane.pauseTimer) {
+    pane.proc.pause();
+    pane.pauseTimer = setTimeout(() => resume(pane), PAUSE_MS);
+  }
+}
+
+function resume(pane: Pane): void {
+  if (pane.pauseTimer) clearTimeout(pane.pauseTimer);
+  pane.pauseTimer = null;
+  pane.proc.resume();
 }
 
 function feed(id: number, pane: Pane, data: string): void {
@@ -128,6 +152,8 @@ function open(request: OpenPane): void {
     sentRows: [],
     resizeTo: null,
     unsent: [],
+    ahead: 0,
+    pauseTimer: null,
   };
   panes.set(id, pane);
   send({ t: 'spawned', id, pid: proc.pid });
@@ -141,6 +167,7 @@ function open(request: OpenPane): void {
     feed(id, pane, data);
   });
   proc.onExit(({ exitCode, signal }) => {
+    if (pane.pauseTimer) clearTimeout(pane.pauseTimer);
     sendData(id, pane);
     send({ t: 'ended', id, exitCode, signal: signal ?? 0 });
     void pane.last.then(() => {
@@ -167,6 +194,10 @@ port.on('message', (message: ToWorker) => {
       // screen model reflows it, and the main thread does not wait for one to ask the next.
       if (!pane.resizeTo) setImmediate(() => resize(message.id, pane));
       pane.resizeTo = { cols: message.cols, rows: message.rows };
+      return;
+    case 'took':
+      pane.ahead -= message.chars;
+      if (pane.pauseTimer && pane.ahead <= MAX_AHEAD_CHARS / 2) resume(pane);
       return;
     case 'want':
       if (pane.version !== pane.sentVersion) return sendSnapshot(message.id, pane, null, false);
