@@ -48,21 +48,25 @@ export function PaneView({ title, session, width, height, focused, attached }: P
       {session === null ? (
         <Text dimColor>no executor running in this lane</Text>
       ) : (
+        // One Text a row, truncated only when wider than the pane (a screen not resized yet):
+        // a Box with overflow hidden around each row had Ink slice every row of every frame
+        // (docs/PERFORMANCE.md "Panes off the main thread"). A blank row is a space, so it
+        // keeps its line.
         rows.map((runs, y) => (
-          <Box key={y} height={1} overflow="hidden">
-            <Text wrap="truncate">
-              {runs.map((run, x) => (
-                <Text
-                  key={x}
-                  color={inkColor(run.fg, run.fgRgb)}
-                  backgroundColor={inkColor(run.bg, run.bgRgb)}
-                  bold={run.bold}
-                >
-                  {run.text}
-                </Text>
-              ))}
-            </Text>
-          </Box>
+          <Text key={y} wrap="truncate">
+            {runs.length === 0
+              ? ' '
+              : runs.map((run, x) => (
+                  <Text
+                    key={x}
+                    color={inkColor(run.fg, run.fgRgb)}
+                    backgroundColor={inkColor(run.bg, run.bgRgb)}
+                    bold={run.bold}
+                  >
+                    {run.text}
+                  </Text>
+                ))}
+          </Text>
         ))
       )}
     </Box>

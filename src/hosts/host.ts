@@ -1,4 +1,4 @@
-import type { ScreenModel } from './pty/screen.js';
+import type { Screen } from './pty/screen.js';
 
 // Where executors run (DESIGN §7): in-app pty panes, Herdr tabs, or plain child processes.
 // Every host gives the coordinator the same session handle, and says what it can do in its
@@ -41,7 +41,7 @@ export interface LaneSession {
   /** The recent output, for QA context and the TUI (plain text lines). */
   recentLines(count: number): string[];
   /** The terminal's screen (rows with their colours), for hosts that keep one (pty). */
-  readonly screen?: ScreenModel;
+  readonly screen?: Screen;
   /** Shows the executor where it really runs (a Herdr tab), for hosts that have such a place. */
   focus?(): Promise<void>;
 }

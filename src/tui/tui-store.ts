@@ -180,7 +180,11 @@ export class TuiStore {
         event.session.onOutput(() => {
           if (!this.visible.has(event.task)) return;
           this.changed();
-          this.redrawWhenParsed(event.task, event.session);
+          if (!event.session.screen?.onUpdate) this.redrawWhenParsed(event.task, event.session);
+        });
+        // A screen parsed in the pty worker says when a newer one has arrived: drawn then.
+        event.session.screen?.onUpdate?.(() => {
+          if (this.visible.has(event.task)) this.changed();
         });
         this.refresh();
         return;

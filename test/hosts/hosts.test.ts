@@ -6,7 +6,7 @@ import { readExitStatus } from '../../src/hosts/exit-status.js';
 import { HeadlessHost } from '../../src/hosts/headless-host.js';
 import type { Host, LaneSession, LaunchSpec } from '../../src/hosts/host.js';
 import { PtyHost, type PtySession } from '../../src/hosts/pty/pty-host.js';
-import type { ScreenModel } from '../../src/hosts/pty/screen.js';
+import type { Screen } from '../../src/hosts/pty/screen.js';
 import { tempDir } from '../helpers/repo.js';
 import { until } from '../helpers/until.js';
 
@@ -37,7 +37,7 @@ function launch(argv: readonly string[], dir = tempDir('lanes-hosts-')): LaunchS
   const logDir = join(dir, 'logs');
   return {
     taskId: `T${counter}`,
-    runId: 'run-1',
+    runId: `run-hosts-${process.pid}`, // (its own: an exit sweeps every process holding its LANES_RUN)
     attempt: 1,
     cwd: dir,
     argv,
@@ -60,7 +60,7 @@ const poll = (lastState?: () => unknown) => ({
 async function untilScreen(
   session: PtySession,
   what: string,
-  test: (screen: ScreenModel) => boolean,
+  test: (screen: Screen) => boolean,
 ): Promise<void> {
   await until(
     async () => {
@@ -72,7 +72,7 @@ async function untilScreen(
   );
 }
 
-const screenHas = (text: string) => (screen: ScreenModel) => screen.lines().some((l) => l.includes(text));
+const screenHas = (text: string) => (screen: Screen) => screen.lines().some((l) => l.includes(text));
 
 /** Waits until the session's recent output has a line matching `pattern`; returns the match. */
 function untilLine(session: LaneSession, pattern: RegExp): Promise<RegExpMatchArray> {

@@ -18,7 +18,7 @@ afterEach(async () => {
 function launch(dir: string, n: number): LaunchSpec {
   return {
     taskId: `T${n}`,
-    runId: 'run-1',
+    runId: `run-pty-closed-${process.pid}`, // (its own: an exit sweeps every process holding its LANES_RUN)
     attempt: 1,
     cwd: dir,
     argv: ['sh', '-c', 'printf "%s\\n" ended'],

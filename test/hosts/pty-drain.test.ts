@@ -28,7 +28,7 @@ function launch(argv: readonly string[]): LaunchSpec {
   const dir = tempDir('lanes-pty-drain-');
   return {
     taskId: 'T1',
-    runId: 'run-1',
+    runId: `run-pty-drain-${process.pid}`, // (its own: an exit sweeps every process holding its LANES_RUN)
     attempt: 1,
     cwd: dir,
     argv,

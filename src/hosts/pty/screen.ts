@@ -50,7 +50,31 @@ export interface StyledRun {
   bgRgb: boolean;
 }
 
-export class ScreenModel {
+/**
+ * What the TUI, the hosts and the tests read of a pane's screen. A ScreenModel is one (it
+ * parses in this thread); the pty host's panes are parsed in a worker thread and read
+ * through its latest snapshot (src/hosts/pty/remote-screen.ts).
+ */
+export interface Screen {
+  readonly cols: number;
+  readonly rows: number;
+  readonly isAlternate: boolean;
+  readonly bufferLength: number;
+  /** Feeds bytes; resolves once they are parsed. */
+  write(data: string | Uint8Array): Promise<void>;
+  /** Resolves when everything written so far is parsed (the same promise until more is written). */
+  flushed(): Promise<void>;
+  resize(cols: number, rows: number): void;
+  cursor(): { x: number; y: number };
+  lines(): string[];
+  tail(count: number): string[];
+  styledLines(): StyledRun[][];
+  /** Where the screen is parsed elsewhere: called when a newer screen has arrived (redraw then). */
+  onUpdate?(listener: () => void): () => void;
+  dispose(): void;
+}
+
+export class ScreenModel implements Screen {
   readonly term: XTerm;
   private queue: Queued[] = [];
   private queuedChars = 0;
@@ -179,10 +203,14 @@ export class ScreenModel {
   /** The last `count` lines of scrollback + screen, without trailing blank lines. */
   tail(count: number): string[] {
     const b = this.term.buffer.active;
-    const all: string[] = [];
-    for (let y = 0; y < b.length; y++) all.push(b.getLine(y)?.translateToString(true) ?? '');
-    while (all.length && all.at(-1) === '') all.pop();
-    return all.slice(-count);
+    const out: string[] = [];
+    // From the end: the trailing blank lines skipped, then `count` lines at most.
+    for (let y = b.length - 1; y >= 0 && out.length < count; y--) {
+      const text = b.getLine(y)?.translateToString(true) ?? '';
+      if (out.length === 0 && text === '') continue;
+      out.push(text);
+    }
+    return out.reverse();
   }
 
   /** Number of lines held (scrollback + screen): bounded by scrollback + rows. */
