@@ -17,9 +17,8 @@ export type { BatchState, ChildState };
 
 // The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
 // The coordinator's events update it; listeners are told at most REDRAW_HZ times a second
-// (fewer when frames are costly: src/tui/redraw-pace.ts),
-// and pane output only counts for panes on screen (hidden lanes keep their screen model
-// current in the pty host without causing a redraw).
+// (fewer when frames are costly: src/tui/redraw-pace.ts), and pane output only counts for
+// panes on screen (hidden lanes keep their screen current in the pty host, undrawn).
 
 export const REDRAW_HZ = 1000 / MIN_INTERVAL_MS;
 
