@@ -61,8 +61,11 @@ describe.each(['claude', 'codex'] as const)('%s asks for permission', (agent) =>
     const rings = () =>
       existsSync(raw) ? readFileSync(raw, 'latin1').split('\x1b]9;lanes: a waits for input').length - 1 : 0;
 
-    let screen = await tmux.waitFor(/^› a +enrolled +waiting/m, 60_000);
-    expect(screen).toMatch(c.prompt); // the agent's own question, in its pane
+    await tmux.waitFor(/^› a +enrolled +waiting/m, 60_000);
+    // The agent's own question, in its pane (its screen is parsed beside the loop: it may
+    // come a frame after the row's state), the lane still waiting.
+    let screen = await tmux.waitFor(c.prompt, 10_000);
+    expect(screen).toMatch(/^› a +enrolled +waiting/m);
     await until(() => rings() === 1, 'one notification');
     expect(journal(b.repo, batch).some((e) => e.event === 'turn-ended')).toBe(false); // nothing answered it
 

@@ -32,6 +32,22 @@ function entryFiles(repo: string, id: string): { HEAD: string; commondir: string
 }
 
 describe('lane worktree entries written by lanes', () => {
+  it('an add killed between its entry and its folder leaves an entry the next add of that lane drops', async () => {
+    const { repo, base, dir, wt } = await lanes();
+    const lane = join(dir, 'k1');
+    expect(await wt.add(lane, 'lane/k1', base, false, false)).toBeNull();
+    // (what a kill -9 after the entry's rename and before the folder's leaves: the entry alone)
+    const { rmSync } = await import('node:fs');
+    rmSync(lane, { recursive: true, force: true });
+    expect(existsSync(join(repo, '.git', 'worktrees', 'k1'))).toBe(true);
+    expect(await wt.add(lane, 'lane/k1', base, true, false)).toBeNull();
+    expect(await wt.resetKeep(lane, base)).toBe(true);
+    expect(readFileSync(join(lane, 'src', 'a.txt'), 'utf8')).toBe('a\n');
+    const listed = await git(repo, 'worktree', 'list', '--porcelain');
+    expect(listed).toContain(`worktree ${lane}\nHEAD ${base}\nbranch refs/heads/lane/k1\n`);
+    expect(listed).not.toContain('prunable');
+  });
+
   it('are what git worktree add --no-checkout writes, and git works in them', async () => {
     const { repo, base, dir, wt } = await lanes();
     await git(repo, 'branch', 'by-git', base);

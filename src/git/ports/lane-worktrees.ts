@@ -9,7 +9,7 @@ import { readLaneStatus } from '../worktree/lane-status.js';
 import { keepLaneWork } from '../delivery/lane-work.js';
 import { RepoSessions } from '../runner/repo-sessions.js';
 import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from '../worktree/worktree-files.js';
-import { addUnpopulated, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
+import { addUnpopulated, dropStaleLane, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
 import {
   changedPaths,
   changedPathsAtExit,
@@ -86,6 +86,7 @@ export class LaneWorktrees implements WorktreePort {
     checkout = true,
   ): Promise<string | null> {
     mkdirSync(dirname(path), { recursive: true });
+    if (this.plainCommonDir !== null) dropStaleLane(this.plainCommonDir, path);
     // A new branch is made in the repository's ref transaction process: `worktree add -b`
     // would start a `git branch` of its own for it (docs/DECISIONS.md "Integration overhead",
     // the branch first). The create fails when the branch exists (made meanwhile): `-b` says so.

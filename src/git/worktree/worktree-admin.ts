@@ -55,26 +55,58 @@ export function plainCommonDir(repoRoot: string): string | null {
 export function addUnpopulated(commonDir: string, path: string, branch: string): boolean {
   const id = basename(path);
   const entry = join(commonDir, 'worktrees', id);
-  if (!PLAIN_ID.test(id) || existsSync(entry)) return false;
+  if (!PLAIN_ID.test(id)) return false;
   if (existsSync(path) && readdirSync(path).length > 0) return false;
-  mkdirSync(path, { recursive: true });
-  const dotGit = join(realpathSync(path), '.git');
-  const made = join(commonDir, `lanes-new-${id}-${process.pid}-${++scratch}`);
+  mkdirSync(dirname(path), { recursive: true });
+  const dotGit = join(realpathSync(dirname(path)), id, '.git');
+  if (existsSync(entry) && !dropStaleEntry(commonDir, entry, dotGit)) return false;
+  // The entry first, then the lane folder, each made under a name of its own and renamed
+  // into place: a kill between the two leaves an entry without its lane (dropped by the
+  // next add of that lane, above), never a folder with a `.git` that names no entry.
+  const suffix = `${id}-${process.pid}-${++scratch}`;
+  const made = join(commonDir, `lanes-new-${suffix}`);
+  const lane = join(dirname(path), `.lanes-new-${suffix}`);
   mkdirSync(made);
   writeFileSync(join(made, 'commondir'), '../..\n');
   writeFileSync(join(made, 'gitdir'), `${dotGit}\n`);
   writeFileSync(join(made, 'HEAD'), `ref: refs/heads/${branch}\n`);
-  writeFileSync(dotGit, `gitdir: ${entry}\n`);
+  mkdirSync(lane);
+  writeFileSync(join(lane, '.git'), `gitdir: ${entry}\n`);
   mkdirSync(join(commonDir, 'worktrees'), { recursive: true });
   try {
     renameSync(made, entry);
   } catch (error) {
     // (an entry of that id made meanwhile: ours goes, and git is asked)
     void rmQuietly(made);
-    void rmQuietly(dotGit);
+    void rmQuietly(lane);
     if (isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST')) return false;
     throw error;
   }
+  renameSync(lane, path); // (onto an empty folder there, if one is: rename replaces it)
+  return true;
+}
+
+/**
+ * Removes the entry of a lane at `path` that is not there (an add killed between its entry
+ * and its folder), so that git's own add of it is not refused: true when there was one.
+ */
+export function dropStaleLane(commonDir: string, path: string): boolean {
+  const id = basename(path);
+  const entry = join(commonDir, 'worktrees', id);
+  if (!PLAIN_ID.test(id) || !existsSync(entry) || !existsSync(dirname(path))) return false;
+  return dropStaleEntry(commonDir, entry, join(realpathSync(dirname(path)), id, '.git'));
+}
+
+/** An entry of this lane's id whose lane is not there (an add killed halfway): removed. */
+function dropStaleEntry(commonDir: string, entry: string, dotGit: string): boolean {
+  try {
+    if (readFileSync(join(entry, 'gitdir'), 'utf8').trim() !== dotGit || existsSync(dotGit)) return false;
+  } catch {
+    return false;
+  }
+  const gone = join(commonDir, `lanes-gone-${basename(entry)}-${process.pid}-${++scratch}`);
+  renameSync(entry, gone);
+  void rmQuietly(gone);
   return true;
 }
 
