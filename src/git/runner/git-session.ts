@@ -94,6 +94,7 @@ export class GitSession {
   private child: ChildProcessWithoutNullStreams | null = null;
   private reader = new StreamReader();
   private stderr = '';
+  private stderrEnded: Promise<void> = Promise.resolve();
   private queue: Promise<unknown> = Promise.resolve();
   private pending = 0;
   /** The stdin whose writes wait for the end of this turn (write). */
@@ -159,8 +160,11 @@ export class GitSession {
       try {
         return await step();
       } catch (error) {
-        if (error instanceof Error && error.message === 'stream ended')
+        if (error instanceof Error && error.message === 'stream ended') {
+          // (git's stdout ends before its stderr is read: its last words are why it ended)
+          await Promise.race([this.stderrEnded, new Promise((resolve) => setTimeout(resolve, 500))]);
           throw new SessionClosed(this.args[0] ?? '', this.stderr);
+        }
         throw error;
       } finally {
         if (--this.pending === 0) this.idle();
@@ -186,6 +190,7 @@ export class GitSession {
     this.stderr = '';
     child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
+    this.stderrEnded = new Promise((resolve) => child.stderr.once('close', () => resolve()));
     child.stdout.on('end', () => reader.end());
     child.stdin.on('error', () => {}); // git ended first: its exit says why
     const forget = () => {
