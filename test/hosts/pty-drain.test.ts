@@ -5,6 +5,7 @@ import type { LaunchSpec } from '../../src/hosts/host.js';
 import { PtyHost } from '../../src/hosts/pty/pty-host.js';
 import { ScreenModel } from '../../src/hosts/pty/screen.js';
 import { tempDir } from '../helpers/repo.js';
+import { ptyHostIn, ptyLaunch } from './pty-launch.js';
 
 // A pane whose executor exits while its screen model is behind, or while a background
 // process holds the pty open: nothing the executor wrote may be lost, neither in the
@@ -24,25 +25,8 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((h) => h.dispose()));
 });
 
-function launch(argv: readonly string[]): LaunchSpec {
-  const dir = tempDir('lanes-pty-drain-');
-  return {
-    taskId: 'T1',
-    runId: `run-pty-drain-${process.pid}`, // (its own: an exit sweeps every process holding its LANES_RUN)
-    attempt: 1,
-    cwd: dir,
-    argv,
-    env: { LANES_TEST: '1' },
-    logPath: join(dir, 'logs', 'attempt-1.log'),
-    statusPath: join(dir, 'logs', 'attempt-1.status'),
-  };
-}
-
-function ptyHost(): PtyHost {
-  const host = new PtyHost({ cols: 80, rows: 24 }, 500);
-  hosts.push(host);
-  return host;
-}
+const launch = (argv: readonly string[]): LaunchSpec => ptyLaunch('pty-drain', argv);
+const ptyHost = (): PtyHost => ptyHostIn(hosts);
 
 const LAST = 'LAST-LINE-OF-THE-EXECUTOR';
 const STEPS = 48;

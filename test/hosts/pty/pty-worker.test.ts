@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LaunchSpec } from '../../../src/hosts/host.js';
 import { PtyHost, type PtySession } from '../../../src/hosts/pty/pty-host.js';
-import { tempDir } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
+import { ptyHostIn, ptyLaunch } from '../pty-launch.js';
 
 // The pty host's panes read and parsed off lanes' main thread (src/hosts/pty/pty-worker.ts),
 // seen from the user's side: a real executor in a real pty, while the main thread is busy
@@ -17,25 +17,8 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((h) => h.dispose()));
 });
 
-function launch(argv: readonly string[]): LaunchSpec {
-  const dir = tempDir('lanes-pty-worker-');
-  return {
-    taskId: 'T1',
-    runId: `run-pty-worker-${process.pid}`, // (its own: an exit sweeps every process holding its LANES_RUN)
-    attempt: 1,
-    cwd: dir,
-    argv,
-    env: { LANES_TEST: '1' },
-    logPath: join(dir, 'logs', 'attempt-1.log'),
-    statusPath: join(dir, 'logs', 'attempt-1.status'),
-  };
-}
-
-function ptyHost(): PtyHost {
-  const host = new PtyHost({ cols: 80, rows: 24 }, 500);
-  hosts.push(host);
-  return host;
-}
+const launch = (argv: readonly string[]): LaunchSpec => ptyLaunch('pty-worker', argv);
+const ptyHost = (): PtyHost => ptyHostIn(hosts);
 
 /** Keeps this thread busy for `ms` (a frame that costs that much). */
 function busy(ms: number): void {
