@@ -1,7 +1,13 @@
 import { kernelRecordSchema } from '../../src/core/records/kernel.js';
 import type { CheckRun, KernelRecord } from '../../src/core/records/kernel.js';
 import type { Plan } from '../../src/core/plan/plan.js';
-import type { CommitSummary, GitPort, LaneLook, OfferFacts } from '../../src/core/ports/git-port.js';
+import {
+  type CommitSummary,
+  type GitPort,
+  type LaneLook,
+  NO_FACTS,
+  type OfferFacts,
+} from '../../src/core/ports/git-port.js';
 import type { KernelRead, StorePort } from '../../src/core/ports/store-port.js';
 import type { QaPort } from '../../src/core/ports/qa-port.js';
 import { batchRecordSchema, checkRecordInvariants } from '../../src/core/records/record.js';
@@ -59,15 +65,7 @@ export class SimGit implements GitPort {
   }
   async offerFacts(path: string): Promise<OfferFacts> {
     const lane = this.lanes.get(path);
-    if (!lane)
-      return {
-        realpath: null,
-        sameRepository: false,
-        isWorktreeRoot: false,
-        branch: null,
-        head: null,
-        clean: false,
-      };
+    if (!lane) return { ...NO_FACTS };
     return {
       realpath: path,
       sameRepository: true,

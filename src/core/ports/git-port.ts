@@ -15,6 +15,16 @@ export interface OfferFacts {
   clean: boolean;
 }
 
+/** What is known of a path that is no lane (nothing there, or not looked at): nothing. */
+export const NO_FACTS: Readonly<OfferFacts> = Object.freeze({
+  realpath: null,
+  sameRepository: false,
+  isWorktreeRoot: false,
+  branch: null,
+  head: null,
+  clean: false,
+});
+
 export interface LaneLook {
   /** The path is a worktree of this repository. */
   present: boolean;

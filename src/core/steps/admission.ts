@@ -1,6 +1,6 @@
 import { laneBranch } from '../basics/ids.js';
 import { expectedHead } from './lineage.js';
-import type { OfferFacts } from '../ports/git-port.js';
+import { NO_FACTS, type OfferFacts } from '../ports/git-port.js';
 import type { BatchRecord } from '../records/record.js';
 import type { LaneRefusal } from '../records/report.js';
 import { pinOf, placedChildren, startableChildren } from './schedule.js';
@@ -38,16 +38,6 @@ export interface LaneOffer {
   /** The machine the lane was made on (absent: local). */
   machine?: string;
 }
-
-/** What is known of a lane not looked at: nothing (its machine refuses it first). */
-const NO_FACTS: OfferFacts = {
-  realpath: null,
-  sameRepository: false,
-  isWorktreeRoot: false,
-  branch: null,
-  head: null,
-  clean: false,
-};
 
 /** The first reason that applies, or null to admit. Pure. */
 export function decideAdmission(

@@ -7,7 +7,7 @@ import { isUnpopulated, linkedGitDir } from './worktree-files.js';
 import type { WorktreeEntry } from './worktree-files.js';
 
 export type { WorktreeEntry };
-import type { OfferFacts } from '../../core/ports/git-port.js';
+import { NO_FACTS, type OfferFacts } from '../../core/ports/git-port.js';
 
 // Worktrees: listing them, and reading the facts lane admission decides from.
 
@@ -55,14 +55,7 @@ export async function worktreeAt(root: string, path: string): Promise<WorktreeEn
 
 /** Facts about an offered lane path, read from git only (the core's OfferFacts). */
 export async function inspectLane(path: string, commonDir: string): Promise<OfferFacts> {
-  const none: OfferFacts = {
-    realpath: null,
-    sameRepository: false,
-    isWorktreeRoot: false,
-    branch: null,
-    head: null,
-    clean: false,
-  };
+  const none: OfferFacts = { ...NO_FACTS };
   const real = realpathOrNull(path);
   if (real === null) return none;
   const fast = await inspectLinkedWorktree(real, commonDir);
