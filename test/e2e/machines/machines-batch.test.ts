@@ -1,11 +1,11 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
-import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
-import { leftOnMachines, machineRepo, WAIT_FOREVER, whoPlan } from './support.js';
+import { processesOf } from '../../helpers/sshd.js';
+import { leftOnMachines, machineRepo, machinesForFile, WAIT_FOREVER, whoPlan } from './support.js';
 import {
   integratedTasks,
   lanesProcess,
@@ -30,22 +30,16 @@ const whoamiPlan = (batch: string, children = CHILDREN) => whoPlan(batch, childr
 const AWAY = { name: 'm3', ssh: 'ssh://nobody@127.0.0.9:1', slots: 3 };
 
 describe('a batch on two machines', () => {
-  let fixture: SshMachines;
-  beforeAll(async () => {
-    fixture = await startSshMachines(2);
-  }, 60_000);
-  afterAll(async () => {
-    await fixture?.close();
-  }, 30_000);
+  const machines = machinesForFile();
 
   it('runs every child on a machine, as its user, and leaves nothing there', async () => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('mach', CHILDREN), '--yes', '--headless']);
     expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
     const record = readRecord(repo, 'mach')!;
     expect(record.batch_state).toBe('completed');
     expect((await integratedTasks(repo, 'main..batch/mach')).sort()).toEqual(CHILDREN);
-    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    const users = new Map(machines.fixture.machines.map((m) => [m.name, m.user]));
     const placed: Record<string, number> = {};
     for (const child of record.children) {
       const machine = (child as { machine?: string }).machine;
@@ -56,8 +50,8 @@ describe('a batch on two machines', () => {
     }
     expect(placed).toEqual({ m1: 3, m2: 3 });
     expect(await worktreePaths(repo)).toEqual([repo]);
-    expect(await leftOnMachines(fixture)).toEqual([]);
-    for (const m of fixture.machines) {
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
+    for (const m of machines.fixture.machines) {
       const left = await processesOf(m.user);
       const ps = left.length
         ? String((await execa('ps', ['-o', 'pid,ppid,args', '-p', left.join(',')], { reject: false })).stdout)
@@ -67,8 +61,8 @@ describe('a batch on two machines', () => {
   }, 180_000);
 
   it('names a machine that does not answer at the start and leaves it out', async () => {
-    const repo = await machineRepo(fixture, {
-      machines: [...fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })), AWAY],
+    const repo = await machineRepo(machines.fixture, {
+      machines: [...machines.fixture.machines.map((m) => ({ name: m.name, ssh: m.name, slots: 3 })), AWAY],
     });
     const r = await lanesProcess([
       '-C',
@@ -85,11 +79,11 @@ describe('a batch on two machines', () => {
     expect(record.batch_state).toBe('completed');
     for (const child of record.children)
       expect(['m1', 'm2']).toContain((child as { machine?: string }).machine);
-    expect(await leftOnMachines(fixture)).toEqual([]);
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
   }, 120_000);
 
   it('refuses with exit 2, naming each machine, when none answers; nothing is written', async () => {
-    const repo = await machineRepo(fixture, {
+    const repo = await machineRepo(machines.fixture, {
       machines: [AWAY, { ...AWAY, name: 'm4', ssh: 'ssh://nobody@127.0.0.9:2' }],
     });
     const r = await lanesProcess(['-C', repo, 'start', whoamiPlan('none', ['n1']), '--yes', '--headless']);
@@ -101,9 +95,9 @@ describe('a batch on two machines', () => {
   }, 60_000);
 
   it('goes on through dropped connections: each child once, no QA failure counted', async (test) => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const gated = ['k1', 'k2', 'k3', 'k4'];
-    for (const m of fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
+    for (const m of machines.fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
     const plan = writePlan({
       batch: 'drop',
       executor: 'script',
@@ -136,7 +130,7 @@ describe('a batch on two machines', () => {
     const before = await masters();
     expect(before).toHaveLength(2);
     for (const pid of before) process.kill(pid, 'SIGKILL');
-    for (const m of fixture.machines) writeFileSync(join(m.home, 'gate'), '');
+    for (const m of machines.fixture.machines) writeFileSync(join(m.home, 'gate'), '');
     const r = await run;
     expect(r.exitCode, `${String(r.stdout)}\n${String(r.stderr)}`).toBe(0);
     const record = readRecord(repo, 'drop')!;
@@ -147,13 +141,13 @@ describe('a batch on two machines', () => {
       const lines = (await git(repo, 'show', `batch/drop:who/${child.task_id}.txt`)).trim().split('\n');
       expect(lines, child.task_id).toHaveLength(1); // (it ran once)
     }
-    expect(await leftOnMachines(fixture)).toEqual([]);
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
   }, 180_000);
 
   it('finds its remote lanes again after kill -9 of the coordinator: lanes resume completes, each child once', async (test) => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const gated = ['r1', 'r2', 'r3', 'r4'];
-    for (const m of fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
+    for (const m of machines.fixture.machines) rmSync(join(m.home, 'gate'), { force: true });
     const plan = writePlan({
       batch: 'crash',
       executor: 'script',
@@ -171,8 +165,8 @@ describe('a batch on two machines', () => {
     await until(
       async () => {
         const running = await Promise.all(
-          fixture.machines.map((m) =>
-            fixture.ssh(
+          machines.fixture.machines.map((m) =>
+            machines.fixture.ssh(
               m,
               'tmux -L lanes list-sessions -F "#{session_name}" 2>/dev/null | grep -c crash || true',
             ),
@@ -185,7 +179,7 @@ describe('a batch on two machines', () => {
     );
     first.kill('SIGKILL');
     await first;
-    for (const m of fixture.machines) writeFileSync(join(m.home, 'gate'), '');
+    for (const m of machines.fixture.machines) writeFileSync(join(m.home, 'gate'), '');
     const r = await lanesProcess(['-C', repo, 'resume', 'crash', '--headless']);
     expect(r.exitCode, `${r.stdout}\n${r.stderr}`).toBe(0);
     const record = readRecord(repo, 'crash')!;
@@ -201,11 +195,11 @@ describe('a batch on two machines', () => {
       const lines = (await git(repo, 'show', `batch/crash:who/${child.task_id}.txt`)).trim().split('\n');
       expect(lines, child.task_id).toHaveLength(1); // (it ran once)
     }
-    expect(await leftOnMachines(fixture)).toEqual([]);
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
   }, 180_000);
 
   it('cancelled: the lanes go from the machines, and their work is kept on their branches here', async (test) => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const plan = whoPlan('cxl', ['x1', 'x2'], 2, WAIT_FOREVER);
     const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
     await until(
@@ -223,17 +217,17 @@ describe('a batch on two machines', () => {
     expect(cancel.exitCode, cancel.stderr).toBe(0);
     await run;
     expect(readRecord(repo, 'cxl')!.batch_state).toBe('cancelled');
-    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    const users = new Map(machines.fixture.machines.map((m) => [m.name, m.user]));
     for (const child of readRecord(repo, 'cxl')!.children) {
       const who = (await git(repo, 'show', `lane/cxl/${child.task_id}:who/${child.task_id}.txt`)).trim();
       expect(who, child.task_id).toBe(users.get((child as { machine?: string }).machine!));
     }
     expect(await worktreePaths(repo)).toEqual([repo]);
-    expect(await leftOnMachines(fixture)).toEqual([]);
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
   }, 120_000);
 
   it('a dropped lane on a machine: the batch goes on, and the lane is gone from the machine with its work kept here', async (test) => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const plan = writePlan({
       batch: 'drp',
       executor: 'script',
@@ -275,16 +269,16 @@ describe('a batch on two machines', () => {
     expect(await integratedTasks(repo, 'main..batch/drp')).toEqual(['fine']);
     expect(r.exitCode, `${String(r.stdout)}\n${String(r.stderr)}`).not.toBe(1);
     const stuck = record.children[0]!;
-    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    const users = new Map(machines.fixture.machines.map((m) => [m.name, m.user]));
     expect((await git(repo, 'show', 'lane/drp/stuck:who/stuck.txt')).trim()).toBe(
       users.get((stuck as { machine?: string }).machine!),
     );
     expect(await worktreePaths(repo)).toEqual([repo]);
-    expect(await leftOnMachines(fixture)).toEqual([]);
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
   }, 120_000);
 
   it('lanes clean of a batch whose coordinator was killed removes what it left on the machines', async (test) => {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const plan = whoPlan('cln', ['y1', 'y2'], 2, WAIT_FOREVER);
     const run = spawnLanes(test, ['-C', repo, 'start', plan, '--yes', '--headless']);
     await until(
@@ -300,14 +294,14 @@ describe('a batch on two machines', () => {
     );
     run.kill('SIGKILL');
     await run;
-    expect((await leftOnMachines(fixture)).length).toBeGreaterThan(0);
+    expect((await leftOnMachines(machines.fixture)).length).toBeGreaterThan(0);
     const cancel = await lanesProcess(['-C', repo, 'cancel', 'cln']);
     expect(cancel.exitCode, cancel.stderr).toBe(0);
     const cancelled = readRecord(repo, 'cln')!;
     const clean = await lanesProcess(['-C', repo, 'clean', 'cln']);
     expect(clean.exitCode, clean.stderr).toBe(0);
-    expect(await leftOnMachines(fixture)).toEqual([]);
-    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    expect(await leftOnMachines(machines.fixture)).toEqual([]);
+    const users = new Map(machines.fixture.machines.map((m) => [m.name, m.user]));
     for (const child of cancelled.children) {
       // (the cancel brought the work home onto its lane branch; clean keeps it as a local lane's)
       const kept = `refs/lanes-trash/cln/${child.task_id}`;

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
-import { processesOf, type SshMachines, startSshMachines } from '../../helpers/sshd.js';
-import { machineRepo, WAIT_FOREVER, whoPlan } from './support.js';
+import { processesOf, type SshMachines } from '../../helpers/sshd.js';
+import { machineRepo, machinesForFile, WAIT_FOREVER, whoPlan } from './support.js';
 import { lanesProcess, readRecord, spawnLanes, worktreePaths } from '../reliability/support.js';
 
 // `lanes cancel` and `lanes drop` with no coordinator running (it was killed -9) do for the
@@ -38,16 +38,10 @@ async function usersProcesses(fixture: SshMachines): Promise<number[]> {
 }
 
 describe('drop and cancel of a batch on machines whose coordinator was killed', () => {
-  let fixture: SshMachines;
-  beforeAll(async () => {
-    fixture = await startSshMachines(2);
-  }, 60_000);
-  afterAll(async () => {
-    await fixture?.close();
-  }, 30_000);
+  const machines = machinesForFile();
 
   async function killedMidRun(test: Parameters<typeof spawnLanes>[0], batch: string, children: string[]) {
-    const repo = await machineRepo(fixture);
+    const repo = await machineRepo(machines.fixture);
     const run = spawnLanes(test, [
       '-C',
       repo,
@@ -69,7 +63,7 @@ describe('drop and cancel of a batch on machines whose coordinator was killed', 
     );
     run.kill('SIGKILL');
     await run;
-    expect((await tmuxOf(fixture)).length).toBeGreaterThan(0);
+    expect((await tmuxOf(machines.fixture)).length).toBeGreaterThan(0);
     return repo;
   }
 
@@ -79,17 +73,17 @@ describe('drop and cancel of a batch on machines whose coordinator was killed', 
     expect(cancel.exitCode, cancel.stderr).toBe(0);
     const record = readRecord(repo, 'ocx')!;
     expect(record.batch_state).toBe('cancelled');
-    expect(await tmuxOf(fixture)).toEqual([]);
+    expect(await tmuxOf(machines.fixture)).toEqual([]);
     await until(
-      async () => (await usersProcesses(fixture)).length === 0,
+      async () => (await usersProcesses(machines.fixture)).length === 0,
       'no process of the machines users',
       {
         timeoutMs: 15_000,
         everyMs: 100,
-        detail: () => psOf(fixture),
+        detail: () => psOf(machines.fixture),
       },
     );
-    const users = new Map(fixture.machines.map((m) => [m.name, m.user]));
+    const users = new Map(machines.fixture.machines.map((m) => [m.name, m.user]));
     for (const child of record.children) {
       const who = (await git(repo, 'show', `lane/ocx/${child.task_id}:who/${child.task_id}.txt`)).trim();
       expect(who, child.task_id).toBe(users.get((child as { machine?: string }).machine!));
@@ -104,12 +98,12 @@ describe('drop and cancel of a batch on machines whose coordinator was killed', 
     expect(drop.exitCode, drop.stderr).toBe(0);
     const states = readRecord(repo, 'odr')!.children.map((c) => [c.task_id, c.state]);
     expect(states.find(([t]) => t === 'd1')?.[1]).toBe('dropped');
-    const sessions = await tmuxOf(fixture);
+    const sessions = await tmuxOf(machines.fixture);
     expect(sessions.filter((s) => s.includes('-d1-'))).toEqual([]);
     expect(sessions.filter((s) => s.includes('-d2-'))).toHaveLength(1);
     const cancel = await lanesProcess(['-C', repo, 'cancel', 'odr']);
     expect(cancel.exitCode, cancel.stderr).toBe(0);
-    expect(await tmuxOf(fixture)).toEqual([]);
+    expect(await tmuxOf(machines.fixture)).toEqual([]);
     expect((await git(repo, 'show', 'lane/odr/d1:who/d1.txt')).trim()).not.toBe('');
   }, 120_000);
 });

@@ -1,12 +1,12 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, tempDir } from '../../helpers/repo.js';
 import { Tmux } from '../../helpers/tmux.js';
 import { until } from '../../helpers/until.js';
-import { type SshMachines, startSshMachines } from '../../helpers/sshd.js';
+import type { SshMachines } from '../../helpers/sshd.js';
 import { readRecord, writePlan } from '../reliability/support.js';
-import { machineRepo } from './support.js';
+import { machineRepo, machinesForFile } from './support.js';
 
 // The real TUI (in a tmux of the test's own, 80×24) running a batch whose lanes are all on
 // the two fixture machines: the lane list names each lane's machine, the selected lane's
@@ -41,16 +41,10 @@ async function remoteSizes(fixture: SshMachines): Promise<Map<string, string>> {
 }
 
 describe('the TUI of a batch on machines', () => {
-  let fixture: SshMachines;
-  beforeAll(async () => {
-    fixture = await startSshMachines(2);
-  }, 60_000);
-  afterAll(async () => {
-    await fixture?.close();
-  }, 30_000);
+  const machines = machinesForFile();
 
   it("shows each lane's machine and its executor's output, follows a resize there, and completes", async () => {
-    const repo = await machineRepo(fixture, { slots: 2 });
+    const repo = await machineRepo(machines.fixture, { slots: 2 });
     // (a file every machine's user can see; the coordinator's temp folders are not theirs)
     const go = `/tmp/lanes-tui-go-${process.pid}-${Date.now()}`;
     const plan = writePlan({
@@ -74,7 +68,7 @@ describe('the TUI of a batch on machines', () => {
     try {
       await term.waitFor(/Start this batch\?[\s\S]*y start/, 60_000);
       await term.keys('y');
-      const users = fixture.machines.map((m) => m.user).join('|');
+      const users = machines.fixture.machines.map((m) => m.user).join('|');
       let screen = await term.waitFor(new RegExp(`│hello from (${users}) in t1`), 90_000);
       // Every lane on a machine, and the list says which.
       const record = readRecord(repo, 'tui')!;
@@ -84,7 +78,7 @@ describe('the TUI of a batch on machines', () => {
         expect(screen).toMatch(new RegExp(`${child.task_id} .*@${machine}`));
       }
       const t1 = record.children.find((c) => c.task_id === 't1') as { machine?: string };
-      const user = fixture.machines.find((m) => m.name === t1.machine)!.user;
+      const user = machines.fixture.machines.find((m) => m.name === t1.machine)!.user;
       expect(screen).toContain(`hello from ${user} in t1`);
       expect(screen.split('\n').length).toBeLessThanOrEqual(24);
 
@@ -92,7 +86,7 @@ describe('the TUI of a batch on machines', () => {
       let before = new Map<string, string>();
       await until(
         async () => {
-          before = await remoteSizes(fixture);
+          before = await remoteSizes(machines.fixture);
           // (200x50: as the side made it; 120x32: the host's size before the TUI told it its pane's)
           return (
             before.size === CHILDREN.length &&
@@ -106,7 +100,7 @@ describe('the TUI of a batch on machines', () => {
       const widest = Math.max(...[...before.values()].map(width));
       await term.run('resize-window', '-t', 'main', '-x', '160', '-y', '48');
       await until(
-        async () => [...(await remoteSizes(fixture)).values()].every((s) => width(s) > widest),
+        async () => [...(await remoteSizes(machines.fixture)).values()].every((s) => width(s) > widest),
         'the sessions there resized',
         { timeoutMs: 30_000, everyMs: 100, detail: () => JSON.stringify([...before]) },
       );

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { git } from '../../helpers/repo.js';
-import type { SshMachines } from '../../helpers/sshd.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type SshMachines, startSshMachines } from '../../helpers/sshd.js';
 import { leanRepo, writePlan } from '../reliability/support.js';
 
 // What the batches on machines (test/helpers/sshd.ts) share: a repository whose config names
@@ -67,4 +68,19 @@ export async function leftOnMachines(fixture: SshMachines): Promise<string[]> {
       left.push(`${m.name}: tmux ${String(tmux.stdout)}`);
   }
   return left;
+}
+
+/**
+ * Two machines (sshd of their own, a Unix user each: test/helpers/sshd.ts) for the tests of
+ * one file: made before the first, removed after the last.
+ */
+export function machinesForFile(count = 2): { readonly fixture: SshMachines } {
+  const held = { fixture: undefined as unknown as SshMachines };
+  beforeAll(async () => {
+    held.fixture = await startSshMachines(count);
+  }, 60_000);
+  afterAll(async () => {
+    await held.fixture?.close();
+  }, 30_000);
+  return held;
 }
