@@ -7,7 +7,7 @@ import type { Report } from '../core/records/report.js';
 import { computeWaves } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
-import { MIN_INTERVAL_MS, RedrawPace } from './redraw-pace.js';
+import { MIN_INTERVAL_MS, RedrawSchedule } from './redraw-pace.js';
 import { sumUsage } from '../core/records/usage.js';
 import { LaneKernels } from './lane-kernels.js';
 import type { Usage } from '../core/records/usage.js';
@@ -66,9 +66,10 @@ export interface TuiSnapshot {
 export class TuiStore {
   private snapshot: TuiSnapshot;
   private listeners = new Set<() => void>();
-  private timer: NodeJS.Timeout | null = null;
-  private dirty = false;
-  private readonly pace = new RedrawPace();
+  private readonly redraws = new RedrawSchedule(
+    () => this.redraw(),
+    () => Promise.all(this.onScreen().map((s) => s.screen?.flushed())),
+  );
   private visible = new Set<string>();
   /** The lanes' kernel facts, read again only where they may have changed (lane-kernels.ts). */
   private readonly kernels: LaneKernels;
@@ -119,23 +120,20 @@ export class TuiStore {
 
   getSnapshot = (): TuiSnapshot => this.snapshot;
 
-  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second (see RedrawPace). */
-  private changed(): void {
-    this.dirty = true;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (!this.dirty) return;
-      this.dirty = false;
-      if (this.stale) this.rebuildRows();
-      this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
-      const began = performance.now();
-      for (const l of this.listeners) l();
-      // React renders in a microtask queued by the listeners; this one runs after it.
-      queueMicrotask(() => {
-        this.pace.frameCost(performance.now() - began);
-      });
-    }, this.pace.interval());
+  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second (see RedrawSchedule). */
+  private changed = (): void => this.redraws.request();
+
+  private redraw(): void {
+    if (this.stale) this.rebuildRows();
+    this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
+    for (const l of this.listeners) l();
+  }
+
+  /** Output of a pane on screen: a redraw, sooner once it has gone quiet (redraw-pace.ts). */
+  private shown = (): void => (this.changed(), this.redraws.output());
+
+  private onScreen(): LaneSession[] {
+    return [...this.visible].flatMap((t) => [this.sessions.get(t), this.shells.get(t)].filter((s) => !!s));
   }
 
   private readonly parsing = new Set<string>();
@@ -178,7 +176,7 @@ export class TuiStore {
         this.sessions.set(event.task, event.session);
         event.session.onOutput(() => {
           if (!this.visible.has(event.task)) return;
-          this.changed();
+          this.shown();
           if (!event.session.screen?.onUpdate) this.redrawWhenParsed(event.task, event.session);
         });
         // A screen parsed in the pty worker says when a newer one has arrived: drawn then.
@@ -212,7 +210,7 @@ export class TuiStore {
   addShell(taskId: string, session: LaneSession): void {
     this.shells.set(taskId, session);
     session.onOutput(() => {
-      if (this.visible.has(taskId)) this.changed();
+      if (this.visible.has(taskId)) this.shown();
     });
     void session.exited.then(() => {
       this.shells.delete(taskId);
@@ -295,6 +293,6 @@ export class TuiStore {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.redraws.dispose();
   }
 }
