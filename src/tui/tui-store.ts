@@ -14,14 +14,12 @@ import type { Usage } from '../core/records/usage.js';
 
 // The views take the record's state names from here (components import only src/tui).
 export type { BatchState, ChildState };
-
 // The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
 // The coordinator's events update it; listeners are told at most REDRAW_HZ times a second
 // (fewer when frames are costly: src/tui/redraw-pace.ts), and pane output only counts for
 // panes on screen (hidden lanes keep their screen current in the pty host, undrawn).
 
 export const REDRAW_HZ = 1000 / MIN_INTERVAL_MS;
-
 const NOTICES_KEPT = 4;
 
 export interface LaneRow {
@@ -63,12 +61,17 @@ export interface TuiSnapshot {
   machinesAway: { name: string; state: 'reconnecting' | 'lost' }[];
 }
 
+/** The row drawn before while nothing in it changed: the list renders only rows that did. */
+const kept = (old: LaneRow | undefined, row: LaneRow): LaneRow =>
+  old && JSON.stringify(old) === JSON.stringify(row) ? old : row;
+
 export class TuiStore {
   private snapshot: TuiSnapshot;
   private listeners = new Set<() => void>();
+  /** (settled: the screens on show have parsed all they hold) */
   private readonly redraws = new RedrawSchedule(
     () => this.redraw(),
-    () => Promise.all(this.onScreen().map((s) => s.screen?.flushed())),
+    () => Promise.all(this.onScreen().map((s) => s?.screen?.flushed())),
   );
   private visible = new Set<string>();
   /** The lanes' kernel facts, read again only where they may have changed (lane-kernels.ts). */
@@ -132,10 +135,7 @@ export class TuiStore {
   /** Output of a pane on screen: a redraw, sooner once it has gone quiet (redraw-pace.ts). */
   private shown = (): void => (this.changed(), this.redraws.output());
 
-  private onScreen(): LaneSession[] {
-    return [...this.visible].flatMap((t) => [this.sessions.get(t), this.shells.get(t)].filter((s) => !!s));
-  }
-
+  private onScreen = () => [...this.visible].flatMap((t) => [this.sessions.get(t), this.shells.get(t)]);
   private readonly parsing = new Set<string>();
 
   /**
@@ -255,10 +255,11 @@ export class TuiStore {
     // (a batch with machines shows each lane's machine, local ones too; one without, none)
     const withMachines = !!last?.machines || record.children.some((c) => c.machine !== undefined);
     const kernels = this.kernels.of(record.children);
+    const before = new Map(this.snapshot.rows.map((r) => [r.taskId, r]));
     const rows: LaneRow[] = record.children.map((c) => {
       const kernel = kernels.get(c.task_id)!;
       const session = this.sessions.get(c.task_id);
-      return {
+      return kept(before.get(c.task_id), {
         taskId: c.task_id,
         state: c.state,
         attempt: kernel.attempt,
@@ -271,7 +272,7 @@ export class TuiStore {
         running: session?.running ?? false,
         usage: kernel.usage,
         ...(withMachines && c.lane !== null ? { machine: c.machine ?? 'local' } : {}),
-      };
+      });
     });
     const started = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked');
     const wave = started.length ? Math.max(...started.map((c) => this.waveOf.get(c.task_id) ?? 0)) : 0;
