@@ -21,6 +21,8 @@ export const MAX_INTERVAL_MS = 250;
 export const FRAME_SHARE_DIVISOR = 6;
 /** Output on screen silent this long has gone quiet (the pty worker sends data every 4 ms). */
 export const QUIET_MS = 15;
+/** A quiet watch that fires later than this counts again: the thread was busy meanwhile. */
+const LATE_MS = 10;
 /** After output went quiet, a frame costing c ms is followed by at least c × this. */
 export const QUIET_SHARE_DIVISOR = 2;
 
@@ -102,10 +104,13 @@ export class RedrawSchedule {
   }
 
   private watchQuiet(wait: number): void {
+    const due = performance.now() + wait;
     this.quietTimer = setTimeout(() => {
       this.quietTimer = null;
       const since = performance.now() - this.outputAt;
       if (since < QUIET_MS) return this.watchQuiet(QUIET_MS - since);
+      // Late: the thread was busy (a frame), and output may be waiting that it has not seen.
+      if (performance.now() - due > LATE_MS) return this.watchQuiet(QUIET_MS);
       const at = this.outputAt;
       void this.settle().then(() => {
         // More output meanwhile (the stream only paused): the pace stands.
