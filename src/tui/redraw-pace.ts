@@ -62,6 +62,7 @@ export class RedrawSchedule {
   private lastFrameAt = -Infinity;
   private outputAt = 0;
   private quietTimer: NodeJS.Timeout | null = null;
+  private disposed = false;
 
   constructor(
     private readonly draw: () => void,
@@ -69,6 +70,7 @@ export class RedrawSchedule {
   ) {}
 
   request(): void {
+    if (this.disposed) return;
     this.dirty = true;
     if (!this.timer) this.arm(this.pace.interval());
   }
@@ -79,6 +81,7 @@ export class RedrawSchedule {
   }
 
   dispose(): void {
+    this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.quietTimer) clearTimeout(this.quietTimer);
     this.timer = this.quietTimer = null;
@@ -114,7 +117,7 @@ export class RedrawSchedule {
       const at = this.outputAt;
       void this.settle().then(() => {
         // More output meanwhile (the stream only paused): the pace stands.
-        if (this.outputAt !== at || !this.timer) return;
+        if (this.outputAt !== at || !this.timer || this.disposed) return;
         const wait = Math.max(0, this.lastFrameAt + this.pace.quietInterval() - performance.now());
         if (performance.now() + wait < this.dueAt) this.arm(wait);
       });
