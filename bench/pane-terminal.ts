@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { CLI, makeRepo, tempDir, writeJson } from './fixtures.js';
@@ -41,10 +41,16 @@ async function pollUntil(socket: string, text: string, what: string): Promise<vo
 }
 
 /** Starts `command` in a tmux server of its own; times from START shown to END shown. */
-async function timeMarkers(command: string, go: string, before?: (socket: string) => Promise<void>) {
+async function timeMarkers(
+  command: string,
+  go: string,
+  cwd: string,
+  before?: (socket: string) => Promise<void>,
+) {
   const socket = `lanes-bench-term-${process.pid}-${++servers}`;
   try {
-    await tmux(socket, 'new-session', '-d', '-x', `${COLS}`, '-y', `${ROWS}`, command);
+    // The session's own folder: the baseline's script writes out.txt where it runs.
+    await tmux(socket, 'new-session', '-d', '-c', cwd, '-x', `${COLS}`, '-y', `${ROWS}`, command);
     await before?.(socket);
     await pollUntil(socket, START, 'start');
     const started = process.hrtime.bigint();
@@ -74,7 +80,7 @@ async function throughLanes(dir: string, file: string, run: number): Promise<num
     ],
   });
   const command = `${process.execPath} ${CLI} -C ${repo} start ${plan}`;
-  return timeMarkers(command, go, async (socket) => {
+  return timeMarkers(command, go, dir, async (socket) => {
     await pollUntil(socket, 'Start this batch?', 'confirmation');
     await tmux(socket, 'send-keys', 'y');
   });
@@ -83,7 +89,9 @@ async function throughLanes(dir: string, file: string, run: number): Promise<num
 function throughTmux(dir: string, file: string, run: number): Promise<number> {
   const go = join(dir, `go-tmux-${run}`);
   if (existsSync(go)) throw new Error(`${go} exists`);
-  return timeMarkers(`sh -c '${script(file, go)}'`, go);
+  const cwd = join(dir, `tmux-${run}`);
+  mkdirSync(cwd);
+  return timeMarkers(`sh -c '${script(file, go)}'`, go, cwd);
 }
 
 export async function paneTerminal(megabytes: number, runs: number): Promise<Figure> {

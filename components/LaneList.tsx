@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { useRef } from 'react';
+import { memo, useRef } from 'react';
 import { wrapText } from '../src/tui/fit.js';
 import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
@@ -54,6 +54,77 @@ export function waysOn(reason: string | null): string {
   return `${fix}, then r resume or R retry; D drops it`;
 }
 
+const NONE: string[] = [];
+
+interface LaneEntryProps {
+  row: LaneRow;
+  selected: boolean;
+  now: number;
+  width: number;
+  idWidth: number;
+  stateWidth: number;
+  machineWidth: number;
+  reasonLines: string[];
+  wayLines: string[];
+  spentLine: string | null;
+}
+
+/**
+ * One lane's entry. The store keeps a lane's row object while nothing in it changed
+ * (src/tui/tui-store.ts), so with a hundred lanes a redraw renders only the rows that did.
+ */
+const LaneEntry = memo(function LaneEntry(props: LaneEntryProps) {
+  const { row, selected, now, width, idWidth, stateWidth, machineWidth, reasonLines, wayLines, spentLine } =
+    props;
+  const tag = healthTag(row);
+  const room = width - 3 - idWidth - stateWidth;
+  // (the machine's column, and the space between it and a tag, before the tail)
+  const machineCols = machineWidth > 0 ? machineWidth + 1 + (tag ? 1 : 0) : 0;
+  const tagText = fitTag(tag, row, room - machineCols);
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate">
+        <Text color={selected ? 'blueBright' : undefined}>{selected ? '›' : ' '} </Text>
+        <Text bold={selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
+        <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
+        {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
+        {tag ? <Text color={tag.color}>{tagText}</Text> : null}
+        {machineWidth > 0 ? (
+          <Text color="cyan">
+            {tag ? ' ' : ''}
+            {row.machine
+              ? `@${row.machine.slice(0, machineWidth).padEnd(machineWidth)}`
+              : ' '.repeat(machineWidth + 1)}
+          </Text>
+        ) : null}
+        <Text dimColor>{rowTail(row, now, room - tagText.length - machineCols)}</Text>
+      </Text>
+      {selected
+        ? reasonLines.map((line, k) => (
+            <Text key={`r${k}`} color="yellow" wrap="truncate-end">
+              {'   '}
+              {line}
+            </Text>
+          ))
+        : null}
+      {selected
+        ? wayLines.map((line, k) => (
+            <Text key={`w${k}`} dimColor wrap="truncate-end">
+              {'   '}
+              {line}
+            </Text>
+          ))
+        : null}
+      {selected && spentLine ? (
+        <Text dimColor wrap="truncate-end">
+          {'   '}
+          {spentLine}
+        </Text>
+      ) : null}
+    </Box>
+  );
+});
+
 /**
  * Every child: state (coloured), health, attempt, QA failures, tokens, elapsed, and the
  * selected lane's spending (tokens, and the agent's cost where it gives one) and reason. More lanes than rows: a window of consecutive lanes that follows the
@@ -102,53 +173,22 @@ export function LaneList({
         </Text>
       ) : null}
       {rows.slice(win.start, win.end).map((row, j) => {
-        const i = win.start + j;
-        const tag = healthTag(row);
-        const room = width - 3 - idWidth - stateWidth;
-        // (the machine's column, and the space between it and a tag, before the tail)
-        const machineCols = machineWidth > 0 ? machineWidth + 1 + (tag ? 1 : 0) : 0;
-        const tagText = fitTag(tag, row, room - machineCols);
+        const isSelected = win.start + j === selected;
         return (
-          <Box key={row.taskId} flexDirection="column">
-            <Text wrap="truncate">
-              <Text color={i === selected ? 'blueBright' : undefined}>{i === selected ? '›' : ' '} </Text>
-              <Text bold={i === selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
-              <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
-              {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
-              {tag ? <Text color={tag.color}>{tagText}</Text> : null}
-              {machineWidth > 0 ? (
-                <Text color="cyan">
-                  {tag ? ' ' : ''}
-                  {row.machine
-                    ? `@${row.machine.slice(0, machineWidth).padEnd(machineWidth)}`
-                    : ' '.repeat(machineWidth + 1)}
-                </Text>
-              ) : null}
-              <Text dimColor>{rowTail(row, now, room - tagText.length - machineCols)}</Text>
-            </Text>
-            {i === selected
-              ? reasonLines.map((line, k) => (
-                  <Text key={`r${k}`} color="yellow" wrap="truncate-end">
-                    {'   '}
-                    {line}
-                  </Text>
-                ))
-              : null}
-            {i === selected
-              ? wayLines.map((line, k) => (
-                  <Text key={`w${k}`} dimColor wrap="truncate-end">
-                    {'   '}
-                    {line}
-                  </Text>
-                ))
-              : null}
-            {i === selected && spentLine ? (
-              <Text dimColor wrap="truncate-end">
-                {'   '}
-                {spentLine}
-              </Text>
-            ) : null}
-          </Box>
+          <LaneEntry
+            key={row.taskId}
+            row={row}
+            selected={isSelected}
+            // (a lane whose clock stands still is not drawn again each second)
+            now={row.startedAt !== null && row.endedAt === null ? now : 0}
+            width={width}
+            idWidth={idWidth}
+            stateWidth={stateWidth}
+            machineWidth={machineWidth}
+            reasonLines={isSelected ? reasonLines : NONE}
+            wayLines={isSelected ? wayLines : NONE}
+            spentLine={isSelected ? spentLine : null}
+          />
         );
       })}
       {win.scrolled ? (

@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { memo } from 'react';
 import { windowStart } from '../src/tui/pane-layout.js';
 import type { PaneSession, StyledRun } from '../src/tui/pane-session.js';
 
@@ -26,6 +27,29 @@ function runsOf(session: PaneSession, rows: number): StyledRun[][] {
     .map((text) => [{ text, fg: null, bg: null, bold: false, fgRgb: false, bgRgb: false }]);
 }
 
+/**
+ * One row of the pane. The worker's snapshots keep the rows that did not change (the same
+ * arrays: src/hosts/pty/remote-screen.ts), so those rows are not rendered again.
+ */
+const PaneRow = memo(function PaneRow({ runs }: { runs: StyledRun[] }) {
+  return (
+    <Text wrap="truncate">
+      {runs.length === 0
+        ? ' '
+        : runs.map((run, x) => (
+            <Text
+              key={x}
+              color={inkColor(run.fg, run.fgRgb)}
+              backgroundColor={inkColor(run.bg, run.bgRgb)}
+              bold={run.bold}
+            >
+              {run.text}
+            </Text>
+          ))}
+    </Text>
+  );
+});
+
 export interface PaneViewProps {
   title: string;
   session: PaneSession | null;
@@ -52,22 +76,7 @@ export function PaneView({ title, session, width, height, focused, attached }: P
         // a Box with overflow hidden around each row had Ink slice every row of every frame
         // (docs/PERFORMANCE.md "Panes off the main thread"). A blank row is a space, so it
         // keeps its line.
-        rows.map((runs, y) => (
-          <Text key={y} wrap="truncate">
-            {runs.length === 0
-              ? ' '
-              : runs.map((run, x) => (
-                  <Text
-                    key={x}
-                    color={inkColor(run.fg, run.fgRgb)}
-                    backgroundColor={inkColor(run.bg, run.bgRgb)}
-                    bold={run.bold}
-                  >
-                    {run.text}
-                  </Text>
-                ))}
-          </Text>
-        ))
+        rows.map((runs, y) => <PaneRow key={y} runs={runs} />)
       )}
     </Box>
   );

@@ -7,21 +7,19 @@ import type { Report } from '../core/records/report.js';
 import { computeWaves } from '../core/plan/waves.js';
 import type { LaneSession } from '../hosts/host.js';
 import type { BatchFiles } from '../store/batch-files.js';
-import { MIN_INTERVAL_MS, RedrawPace } from './redraw-pace.js';
+import { MIN_INTERVAL_MS, RedrawSchedule } from './redraw-pace.js';
 import { sumUsage } from '../core/records/usage.js';
 import { LaneKernels } from './lane-kernels.js';
 import type { Usage } from '../core/records/usage.js';
 
 // The views take the record's state names from here (components import only src/tui).
 export type { BatchState, ChildState };
-
 // The TUI's view of the batch: a snapshot that React reads with useSyncExternalStore.
 // The coordinator's events update it; listeners are told at most REDRAW_HZ times a second
 // (fewer when frames are costly: src/tui/redraw-pace.ts), and pane output only counts for
 // panes on screen (hidden lanes keep their screen current in the pty host, undrawn).
 
 export const REDRAW_HZ = 1000 / MIN_INTERVAL_MS;
-
 const NOTICES_KEPT = 4;
 
 export interface LaneRow {
@@ -63,12 +61,18 @@ export interface TuiSnapshot {
   machinesAway: { name: string; state: 'reconnecting' | 'lost' }[];
 }
 
+/** The row drawn before while nothing in it changed: the list renders only rows that did. */
+const kept = (old: LaneRow | undefined, row: LaneRow): LaneRow =>
+  old && JSON.stringify(old) === JSON.stringify(row) ? old : row;
+
 export class TuiStore {
   private snapshot: TuiSnapshot;
   private listeners = new Set<() => void>();
-  private timer: NodeJS.Timeout | null = null;
-  private dirty = false;
-  private readonly pace = new RedrawPace();
+  /** (settled: the screens on show have parsed all they hold) */
+  private readonly redraws = new RedrawSchedule(
+    () => this.redraw(),
+    () => Promise.all(this.onScreen().map((s) => s?.screen?.flushed())),
+  );
   private visible = new Set<string>();
   /** The lanes' kernel facts, read again only where they may have changed (lane-kernels.ts). */
   private readonly kernels: LaneKernels;
@@ -119,25 +123,19 @@ export class TuiStore {
 
   getSnapshot = (): TuiSnapshot => this.snapshot;
 
-  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second (see RedrawPace). */
-  private changed(): void {
-    this.dirty = true;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (!this.dirty) return;
-      this.dirty = false;
-      if (this.stale) this.rebuildRows();
-      this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
-      const began = performance.now();
-      for (const l of this.listeners) l();
-      // React renders in a microtask queued by the listeners; this one runs after it.
-      queueMicrotask(() => {
-        this.pace.frameCost(performance.now() - began);
-      });
-    }, this.pace.interval());
+  /** Marks the view changed; listeners hear of it at most REDRAW_HZ times a second (see RedrawSchedule). */
+  private changed = (): void => this.redraws.request();
+
+  private redraw(): void {
+    if (this.stale) this.rebuildRows();
+    this.snapshot = { ...this.snapshot, version: this.snapshot.version + 1 };
+    for (const l of this.listeners) l();
   }
 
+  /** Output of a pane on screen: a redraw, sooner once it has gone quiet (redraw-pace.ts). */
+  private shown = (): void => (this.changed(), this.redraws.output());
+
+  private onScreen = () => [...this.visible].flatMap((t) => [this.sessions.get(t), this.shells.get(t)]);
   private readonly parsing = new Set<string>();
 
   /**
@@ -178,7 +176,7 @@ export class TuiStore {
         this.sessions.set(event.task, event.session);
         event.session.onOutput(() => {
           if (!this.visible.has(event.task)) return;
-          this.changed();
+          this.shown();
           if (!event.session.screen?.onUpdate) this.redrawWhenParsed(event.task, event.session);
         });
         // A screen parsed in the pty worker says when a newer one has arrived: drawn then.
@@ -212,7 +210,7 @@ export class TuiStore {
   addShell(taskId: string, session: LaneSession): void {
     this.shells.set(taskId, session);
     session.onOutput(() => {
-      if (this.visible.has(taskId)) this.changed();
+      if (this.visible.has(taskId)) this.shown();
     });
     void session.exited.then(() => {
       this.shells.delete(taskId);
@@ -257,10 +255,11 @@ export class TuiStore {
     // (a batch with machines shows each lane's machine, local ones too; one without, none)
     const withMachines = !!last?.machines || record.children.some((c) => c.machine !== undefined);
     const kernels = this.kernels.of(record.children);
+    const before = new Map(this.snapshot.rows.map((r) => [r.taskId, r]));
     const rows: LaneRow[] = record.children.map((c) => {
       const kernel = kernels.get(c.task_id)!;
       const session = this.sessions.get(c.task_id);
-      return {
+      return kept(before.get(c.task_id), {
         taskId: c.task_id,
         state: c.state,
         attempt: kernel.attempt,
@@ -273,7 +272,7 @@ export class TuiStore {
         running: session?.running ?? false,
         usage: kernel.usage,
         ...(withMachines && c.lane !== null ? { machine: c.machine ?? 'local' } : {}),
-      };
+      });
     });
     const started = record.children.filter((c) => c.state !== 'pending' && c.state !== 'skipped_blocked');
     const wave = started.length ? Math.max(...started.map((c) => this.waveOf.get(c.task_id) ?? 0)) : 0;
@@ -295,6 +294,6 @@ export class TuiStore {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.redraws.dispose();
   }
 }

@@ -77,3 +77,32 @@ describe('the lane rows of many lanes', () => {
     }
   });
 });
+
+// The lane list renders only the rows whose object changed (components/LaneList.tsx): with
+// 100 lanes a frame rendered every row again, each rebuild making every row anew.
+describe('a rebuild of the lane rows', () => {
+  it('keeps the row objects of lanes whose facts did not change', async () => {
+    const d = await startBatch(await makeRepo(), MANY_PLAN);
+    await d.provisionAll(await d.tick());
+    vi.useFakeTimers();
+    try {
+      const store = new TuiStore(batchPorts(d.repo, 'kernels').store, d.plan);
+      const before = store.getSnapshot().rows;
+      store.onEvent({
+        kind: 'health',
+        task: 'L3',
+        what: 'waiting',
+        health: { waiting: true, stalled: false, drift: [] },
+      });
+      vi.advanceTimersByTime(1000);
+      const after = store.getSnapshot().rows;
+      expect(after).not.toBe(before);
+      expect(after[3]!.health?.waiting).toBe(true);
+      expect(after[3]).not.toBe(before[3]);
+      expect(after.filter((row, i) => row !== before[i]).map((r) => r.taskId)).toEqual(['L3']);
+      store.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
