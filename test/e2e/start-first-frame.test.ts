@@ -8,7 +8,8 @@ import { until } from '../helpers/until.js';
 
 // `lanes start`'s confirmation in a real terminal waits only for what it draws (docs/
 // PERFORMANCE.md "first frame, session 12"): the coordinator, the pty host (xterm's parser,
-// node-pty) and React's development build load after it, if at all. And every copy of
+// node-pty), the batch store of a repository without batches and React's development build
+// load after it, if at all. And every copy of
 // string-width in the bundle measures behind the narrow fast path (src/tui/width/).
 
 const HOOK = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'module-log.mjs');
@@ -19,6 +20,7 @@ const PARTS: [string, RegExp][] = [
   ['the coordinator', /\bvar Coordinator = class\b|\bclass Coordinator\b/],
   ["xterm's parser", /"xterm\.js: "/],
   ["React's development build", /react(-reconciler)?\.development\.js/],
+  ['the batch store (where no batch was made yet)', /\bvar BatchStore = class\b|\bclass BatchStore\b/],
 ];
 
 function partsOf(url: string): string[] {
