@@ -49,6 +49,15 @@ const narrowWidth = {
   },
 };
 
+/**
+ * What `lanes plan check` loads (the plan, its settings and checks, zod, picomatch) in one
+ * chunk: node's ESM loader costs about a millisecond a module, and left to itself the
+ * bundler splits these into as many small chunks as there are commands sharing them
+ * differently (19 for plan check). `lanes start` loads all of them too, before its first frame.
+ */
+const PLAN_CHECK =
+  /[\\/]dist[\\/]src[\\/](cli[\\/](commands[\\/]plan-check|lanes-command|plural|args|batch-run[\\/]style)|core[\\/](basics[\\/](errors|ids|issues|canonical-json)|settings[\\/](batch-settings|preferences|config|lane-directives)|plan[\\/](plan|preference-values|waves|scope))|store[\\/](config-file|lane-directives-file|plan-file))\.js$|[\\/]node_modules[\\/](zod|picomatch)[\\/]/;
+
 const quiet = { logLevel: 'warn' };
 
 export default defineConfig([
@@ -58,7 +67,13 @@ export default defineConfig([
     platform: 'node',
     external: ['node-pty', 'react-devtools-core'],
     plugins: [reactProductionOnly, narrowWidth],
-    output: { dir: 'dist/lanes', cleanDir: true, format: 'esm', minify: 'dce-only' },
+    output: {
+      dir: 'dist/lanes',
+      cleanDir: true,
+      format: 'esm',
+      minify: 'dce-only',
+      codeSplitting: { groups: [{ name: 'plan', test: PLAN_CHECK }] },
+    },
   },
   {
     ...quiet,
