@@ -42,19 +42,16 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const preferences = preferenceArgs('start', values);
   const plan = loadPlan(resolve(ctx.cwd, file));
   const drawing = drawsTui(values.headless) && !values['no-run'] && !values.json;
+  if (drawing) preloadTui(); // (Ink and React load while the preflight's git runs)
   const repo = await findRepo(ctx.cwd);
   // The resolved executors, models and efforts go into the confirmed plan, so a resume
   // runs what was confirmed (src/cli/confirm.ts).
-  const checking = preflight(
+  const checked = await preflight(
     repo,
     plan,
     { ...preferences, ...(parallel !== undefined ? { parallel } : {}) },
     { checkPrograms: !values['no-run'], allowOverlap: values['allow-overlap'] ?? false },
   );
-  // Ink and React load while the preflight's git runs: begun once its processes are
-  // started, since a fork costs more once their modules have grown the heap.
-  if (drawing) preloadTui();
-  const checked = await checking;
   const command = ['lanes', 'start', ...argv].join(' ');
   // Each machine checked before anything is written: one that fails is named and left out.
   const machines =
