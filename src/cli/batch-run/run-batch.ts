@@ -7,7 +7,6 @@ import { exitCodeForState } from '../exit-codes.js';
 import type { Approval } from '../../core/ways-out/resume.js';
 import type { Host } from '../../hosts/host.js';
 import type { HostRegistry } from '../../hosts/host-registry.js';
-import { HOSTS } from '../../hosts/hosts.js';
 import { acquireBatchLock } from '../../store/lock.js';
 import type { BatchLock } from '../../store/lock.js';
 import type { RepoPaths } from '../../store/state-dir.js';
@@ -18,49 +17,16 @@ import { printEnding } from './ending.js';
 import { openMachinePool, wireMachines, type BatchMachines } from './batch-machines.js';
 import type { MachinePool } from '../../machines/link/machine-pool.js';
 import { progressPrinter } from './progress.js';
+import { makeHost, type HostName } from './host-choice.js';
 
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
 // state it ends on to the exit code (DESIGN §9).
 
-/** A host's registry name (src/hosts/hosts.ts): which are known is the registry's to say. */
-export type HostName = string;
-
-/** `--host`'s value, checked against the registry (exit 2 naming the hosts it knows). */
-export function parseHost(value: string | undefined, hosts: HostRegistry = HOSTS): HostName | undefined {
-  return hosts.parse(value);
-}
-
-/** DESIGN §7: --host when given; else the first host of the registry that says it fits here. */
-export function chooseHost(
-  explicit: HostName | undefined,
-  tuiDrawn: boolean,
-  hosts: HostRegistry = HOSTS,
-): HostName {
-  return hosts.choose(explicit, { tuiDrawn, env: process.env }, (line) =>
-    process.stderr.write(`lanes: ${line}\n`),
-  );
-}
-
-/** `notify` hears what a host has to say mid-batch (the Herdr host: "Herdr is not answering"). */
-export function makeHost(
-  name: HostName,
-  notify: (text: string) => void = () => {},
-  hosts: HostRegistry = HOSTS,
-): Promise<Host> {
-  return hosts.create(name, {
-    notify,
-    cols: process.stdout.columns || 120,
-    rows: Math.max(10, (process.stdout.rows || 40) - 12),
-  });
-}
+export { chooseHost, drawsTui, makeHost, parseHost } from './host-choice.js';
+export type { HostName } from './host-choice.js';
 
 export function exitCodeFor(result: CoordinatorResult): number {
   return exitCodeForState(result.state, result.paused);
-}
-
-/** The TUI is drawn on a terminal unless --headless says otherwise (DESIGN §9). */
-export function drawsTui(headless: boolean | undefined): boolean {
-  return !headless && process.stdin.isTTY === true && process.stdout.isTTY === true;
 }
 
 export interface RunOptions {

@@ -1,20 +1,18 @@
 import { resolve } from 'node:path';
 import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
-import { currentReport } from '../../core/tick/tick.js';
-import { acquireBatchLock } from '../../store/lock.js';
 import { findRepo } from '../../store/state-dir.js';
 import { parseCommand, positiveIntArg } from '../args.js';
 import { preferenceArgs } from '../start/preference-args.js';
-import { batchPorts } from '../batch-run/batch-ports.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
-import { formatReport } from '../batch-run/print-report.js';
-import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
+import { chooseHost, drawsTui, parseHost } from '../batch-run/host-choice.js';
 import { preloadTui, runTui } from '../batch-run/lazy-tui.js';
 import { HOSTS } from '../../hosts/hosts.js';
-import { loadConfig } from '../../store/config-file.js';
-import { openMachinePool } from '../batch-run/batch-machines.js';
+
+// Only what the confirmation needs is imported here: the batch's own modules (the
+// coordinator, the machines, the lock) load when used, after the first frame of the TUI
+// (docs/PERFORMANCE.md "first frame, session 12").
 
 const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
 
@@ -56,10 +54,14 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   );
   const command = ['lanes', 'start', ...argv].join(' ');
   // Each machine checked before anything is written: one that fails is named and left out.
-  const machines = values['no-run'] ? null : await openMachinePool(repo, loadConfig(repo.root), plan);
+  const machines =
+    values['no-run'] || !checked.config.machines
+      ? null
+      : await (await import('../batch-run/batch-machines.js')).openMachinePool(repo, checked.config, plan);
   if (machines) checked.machines = machines.currentViews();
   if (drawing) {
     const create = async () => {
+      const { acquireBatchLock } = await import('../../store/lock.js');
       const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
       await createBatch(repo, plan, checked, new Date());
       return lock;
@@ -76,6 +78,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
     ctx.stderr('not confirmed; nothing was written\n');
     return 2;
   }
+  const { acquireBatchLock } = await import('../../store/lock.js');
   const lock = await acquireBatchLock(repo.stateDir, plan.batch, command);
   try {
     await createBatch(repo, plan, checked, new Date());
@@ -86,6 +89,9 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   }
   if (values['no-run']) {
     try {
+      const { currentReport } = await import('../../core/tick/tick.js');
+      const { batchPorts } = await import('../batch-run/batch-ports.js');
+      const { formatReport } = await import('../batch-run/print-report.js');
       const report = await currentReport(batchPorts(repo, plan.batch));
       ctx.stdout(values.json ? `${JSON.stringify(report)}\n` : formatReport(report));
       return 0;
@@ -93,5 +99,6 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
       await lock.release();
     }
   }
+  const { runBatch } = await import('../batch-run/run-batch.js');
   return runBatch(ctx, { repo, batchId: plan.batch, host: chooseHost(host, false), command, lock, machines });
 }

@@ -6,7 +6,6 @@ import type { Config } from '../../core/settings/config.js';
 import { badInput, LanesError } from '../../core/basics/errors.js';
 import { batchBranch } from '../../core/basics/ids.js';
 import type { Plan } from '../../core/plan/plan.js';
-import { newBatchRecord } from '../../core/records/new-batch-record.js';
 import type { BatchRecord } from '../../core/records/record.js';
 import { planWithPreferences } from '../../core/settings/preferences.js';
 import { computeWaves } from '../../core/plan/waves.js';
@@ -15,7 +14,7 @@ import { listWorktrees } from '../../git/worktree/worktrees.js';
 import { worktreesFromFiles } from '../../git/worktree/worktree-files.js';
 import { git, splitNul } from '../../git/runner/git.js';
 import { refuseOverlaps } from './overlap.js';
-import { BatchFiles } from '../../store/batch-files.js';
+import { noBatchesHere } from './no-batches.js';
 import { readStateFlush } from '../../store/durability.js';
 import { readLaneDirectives } from '../../store/lane-directives-file.js';
 import type { RepoPaths } from '../../store/state-dir.js';
@@ -77,14 +76,17 @@ export async function preflight(
   const config = loadConfig(repo.root);
   const settings = resolveSettings(plan, config, overrides, readLaneDirectives(repo.root));
   if (options.checkPrograms) checkExecutorPrograms(plan, settings.preferences, config, repo.root);
-  const files = new BatchFiles(repo.stateDir, plan.batch);
-  if (files.store.read(plan.batch) !== null)
-    throw new LanesError(
-      'batch_exists',
-      `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`,
-      2,
-    );
-  if (!options.allowOverlap) refuseOverlaps(repo, plan);
+  // (where no batch was ever made there is nothing to read: the store loads after the first frame)
+  if (!noBatchesHere(repo.stateDir)) {
+    const { BatchFiles } = await import('../../store/batch-files.js');
+    if (new BatchFiles(repo.stateDir, plan.batch).store.read(plan.batch) !== null)
+      throw new LanesError(
+        'batch_exists',
+        `batch "${plan.batch}" already exists here; use lanes resume ${plan.batch}`,
+        2,
+      );
+  }
+  if (!options.allowOverlap) await refuseOverlaps(repo, plan);
   if (!baseHead)
     throw badInput('preflight_failed', `base "${plan.base}" does not name a commit in ${repo.root}`);
   // A branch at the base with no record is what a start interrupted after creating it leaves.
@@ -175,6 +177,8 @@ export async function createBatch(
   now: Date,
 ): Promise<BatchRecord> {
   const branch = batchBranch(plan.batch);
+  const { BatchFiles } = await import('../../store/batch-files.js');
+  const { newBatchRecord } = await import('../../core/records/new-batch-record.js');
   const files = new BatchFiles(repo.stateDir, plan.batch);
   // Preflight ran before the lock: another `lanes start` of the same plan may have
   // created the batch since. Under the lock, look again rather than overwrite it.

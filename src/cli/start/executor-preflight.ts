@@ -3,7 +3,9 @@ import { executorProfiles } from '../../core/settings/config.js';
 import { badInput } from '../../core/basics/errors.js';
 import type { Plan } from '../../core/plan/plan.js';
 import type { Preferences } from '../../core/settings/preferences.js';
-import { fillArgv } from '../../coordinator/executors/launch/index.js';
+// (from its own file, not the launch folder's index: the index brings the attempt's modules,
+// and their record schemas, onto the path of the first frame)
+import { fillArgv } from '../../coordinator/executors/launch/executor-launch.js';
 import { findProgram } from '../../hosts/program-path.js';
 
 // The executor preflight: before a batch is confirmed (or resumed), every child that may

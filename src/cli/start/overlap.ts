@@ -1,9 +1,8 @@
 import { badInput } from '../../core/basics/errors.js';
 import type { Plan } from '../../core/plan/plan.js';
 import { patternsOverlap } from '../../core/plan/scope.js';
-import { TERMINAL_BATCH_STATES } from '../../core/records/record.js';
-import { BatchFiles } from '../../store/batch-files.js';
 import type { RepoPaths } from '../../store/state-dir.js';
+import { noBatchesHere } from './no-batches.js';
 
 // Two batches under way in one repository whose scopes may overlap would edit the same
 // files on two batch branches, and the second to land meets the first's changes (issue
@@ -12,7 +11,10 @@ import type { RepoPaths } from '../../store/state-dir.js';
 
 const LISTED = 4;
 
-export function refuseOverlaps(repo: RepoPaths, plan: Plan): void {
+export async function refuseOverlaps(repo: RepoPaths, plan: Plan): Promise<void> {
+  if (noBatchesHere(repo.stateDir)) return; // (no batch here: no store to load before the first frame)
+  const { BatchFiles } = await import('../../store/batch-files.js');
+  const { TERMINAL_BATCH_STATES } = await import('../../core/records/record.js');
   const files = new BatchFiles(repo.stateDir, plan.batch);
   const mine = [...new Set(plan.children.flatMap((c) => c.scope))];
   const clashes: string[] = [];
