@@ -43,7 +43,7 @@ const narrowWidth = {
     return [
       `import real from ${JSON.stringify(real)};`,
       `import stripAnsi from ${JSON.stringify(strip.id)};`,
-      `import { withNarrowPath } from ${JSON.stringify(resolve('dist/src/tui/width/narrow-width.js'))};`,
+      `import { withNarrowPath } from ${JSON.stringify(resolve(import.meta.dirname, 'dist/src/tui/width/narrow-width.js'))};`,
       'export default withNarrowPath(real, stripAnsi);',
     ].join('\n');
   },

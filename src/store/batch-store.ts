@@ -1,5 +1,4 @@
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { LanesError } from '../core/basics/errors.js';
 import { formatIssues } from '../core/basics/issues.js';
 import { batchRecordSchema, checkRecordInvariants } from '../core/records/record.js';
@@ -7,7 +6,7 @@ import type { BatchRecord } from '../core/records/record.js';
 import { isTerminal, reportSchema } from '../core/records/report.js';
 import type { Report } from '../core/records/report.js';
 import { ID_PATTERN } from '../core/basics/ids.js';
-import { batchPaths } from './state-dir.js';
+import { batchesDir, batchPaths } from './state-dir.js';
 import { assertNoSymlink, readStateFile, readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
 import type { FileStamp } from './safe-fs.js';
 
@@ -130,7 +129,7 @@ export class BatchStore {
 
   /** Batch ids that have a record file, sorted. */
   list(): string[] {
-    const dir = join(this.stateDir, 'batches');
+    const dir = batchesDir(this.stateDir);
     assertNoSymlink(this.stateDir, dir);
     let names: string[];
     try {

@@ -45,8 +45,13 @@ export interface BatchPaths {
   lockHolder: string;
 }
 
+/** The folder of every batch's record, report and journal. */
+export function batchesDir(stateDir: string): string {
+  return join(stateDir, 'batches');
+}
+
 export function batchPaths(stateDir: string, batchId: string): BatchPaths {
-  const batches = join(stateDir, 'batches');
+  const batches = batchesDir(stateDir);
   const batchDir = join(batches, batchId);
   return {
     record: join(batches, `${batchId}.json`),

@@ -22,9 +22,6 @@ import { makeHost, type HostName } from './host-choice.js';
 // Runs a batch's coordinator loop in this process until the batch stops, then maps the
 // state it ends on to the exit code (DESIGN §9).
 
-export { chooseHost, drawsTui, makeHost, parseHost } from './host-choice.js';
-export type { HostName } from './host-choice.js';
-
 export function exitCodeFor(result: CoordinatorResult): number {
   return exitCodeForState(result.state, result.paused);
 }

@@ -10,7 +10,8 @@ import { parseCommand } from '../args.js';
 import { createBatch, describePlan, preflight } from '../start/confirm.js';
 import type { CommandContext } from '../context.js';
 import { asTyped } from '../lanes-command.js';
-import { chooseHost, drawsTui, parseHost, runBatch } from '../batch-run/run-batch.js';
+import { chooseHost, drawsTui, parseHost } from '../batch-run/host-choice.js';
+import { runBatch } from '../batch-run/run-batch.js';
 import { runTui } from '../batch-run/lazy-tui.js';
 
 const DEFAULT_DELAY_MS = 1500;

@@ -14,7 +14,7 @@ import { listWorktrees } from '../../git/worktree/worktrees.js';
 import { worktreesFromFiles } from '../../git/worktree/worktree-files.js';
 import { git, splitNul } from '../../git/runner/git.js';
 import { refuseOverlaps } from './overlap.js';
-import { noBatchesHere } from './no-batches.js';
+import { noBatchesHere } from '../../store/no-batches.js';
 import { readStateFlush } from '../../store/durability.js';
 import { readLaneDirectives } from '../../store/lane-directives-file.js';
 import type { RepoPaths } from '../../store/state-dir.js';

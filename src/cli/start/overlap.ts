@@ -2,7 +2,7 @@ import { badInput } from '../../core/basics/errors.js';
 import type { Plan } from '../../core/plan/plan.js';
 import { patternsOverlap } from '../../core/plan/scope.js';
 import type { RepoPaths } from '../../store/state-dir.js';
-import { noBatchesHere } from './no-batches.js';
+import { noBatchesHere } from '../../store/no-batches.js';
 
 // Two batches under way in one repository whose scopes may overlap would edit the same
 // files on two batch branches, and the second to land meets the first's changes (issue

@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { batchesDir } from './state-dir.js';
 
 /**
  * Whether the state directory holds no batch at all, as the batch store would find it: no
@@ -12,5 +12,5 @@ export function noBatchesHere(stateDir: string): boolean {
   const dir = lstatSync(stateDir, { throwIfNoEntry: false });
   if (!dir) return true;
   if (!dir.isDirectory()) return false;
-  return lstatSync(join(stateDir, 'batches'), { throwIfNoEntry: false }) === undefined;
+  return lstatSync(batchesDir(stateDir), { throwIfNoEntry: false }) === undefined;
 }

@@ -1,9 +1,9 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { noBatchesHere } from '../../../src/cli/start/no-batches.js';
-import { BatchStore } from '../../../src/store/batch-store.js';
-import { tempDir } from '../../helpers/repo.js';
+import { noBatchesHere } from '../../src/store/no-batches.js';
+import { BatchStore } from '../../src/store/batch-store.js';
+import { tempDir } from '../helpers/repo.js';
 
 // `lanes start` skips loading the batch store only where the store itself would find no
 // batch: its answer there is "none" (a null record, an empty list), and everywhere else the
