@@ -109,11 +109,17 @@ export function readStateFileStamped(
   path: string,
   known: FileStamp | null,
 ): { text: string; stamp: FileStamp } | 'same' | null {
+  // A file that is still the one `known` stamped is neither read nor are its folders walked
+  // again: nothing is read through them, and a folder swapped for a link to another place
+  // would show another file (another inode), so another stamp.
+  if (known !== null && changesAlwaysSeen(dirname(path))) {
+    const seen = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    if (seen && !seen.isSymbolicLink() && stampOf(seen) === known) return 'same';
+  }
   if (!assertNoSymlink(stateDir, dirname(path))) return null;
   const st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   if (!st) return null;
   if (st.isSymbolicLink()) throw symlinkError(path);
-  if (known !== null && stampOf(st) === known && changesAlwaysSeen(dirname(path))) return 'same';
   const fd = openToRead(path);
   if (fd === null) return null;
   try {

@@ -50,7 +50,20 @@ export function batchesDir(stateDir: string): string {
   return join(stateDir, 'batches');
 }
 
-export function batchPaths(stateDir: string, batchId: string): BatchPaths {
+/** Made once a batch: the tick asks for them for every lane it reads, many times a second. */
+const pathsOf = new Map<string, Readonly<BatchPaths>>();
+
+export function batchPaths(stateDir: string, batchId: string): Readonly<BatchPaths> {
+  const key = `${stateDir}\0${batchId}`;
+  let paths = pathsOf.get(key);
+  if (paths === undefined) {
+    paths = Object.freeze(makeBatchPaths(stateDir, batchId));
+    pathsOf.set(key, paths);
+  }
+  return paths;
+}
+
+function makeBatchPaths(stateDir: string, batchId: string): BatchPaths {
   const batches = batchesDir(stateDir);
   const batchDir = join(batches, batchId);
   return {

@@ -18,8 +18,16 @@ export class TaskStore {
     private readonly batchId: string,
   ) {}
 
+  /** (each tick asks for every lane's: joined once a lane) */
+  private readonly paths = new Map<string, string>();
+
   path(taskId: string): string {
-    return join(batchPaths(this.stateDir, this.batchId).tasksDir, `${taskId}.json`);
+    let path = this.paths.get(taskId);
+    if (path === undefined) {
+      path = join(batchPaths(this.stateDir, this.batchId).tasksDir, `${taskId}.json`);
+      this.paths.set(taskId, path);
+    }
+    return path;
   }
 
   logDir(taskId: string): string {
