@@ -2,10 +2,15 @@ import type { OfferFacts } from '../../core/ports/git-port.js';
 import type { CoordinatorStorePort } from '../../core/ports/store-port.js';
 import { expectedHead } from '../../core/steps/lineage.js';
 import type { Handoff } from '../../core/records/report.js';
+import type { ChildRecord } from '../../core/records/record.js';
 import type { Host } from '../../hosts/host.js';
 import { HeldFailure, metAwayMachine } from './held-failure.js';
 import { LaneJobs } from './lane-jobs.js';
 import { ReleaseJobs } from './release-jobs.js';
+import { FACTS_FRESH_MS } from './offer.js';
+import type { Facts, Failure, Offer } from './offer.js';
+
+export type { Failure, Offer } from './offer.js';
 import type { Steward } from './steward.js';
 
 // The steward's handoffs carried out beside the loop (DESIGN §7): the loop queues them and
@@ -14,19 +19,6 @@ import type { Steward } from './steward.js';
 // refused one to the head (`provision:<child>`), moving a waiting one (`move:<child>`),
 // removing one made ahead that is not needed (`discard:<child>`), and its release
 // (`release:<child>`, release-jobs.ts).
-
-/** A lane for the next tick, with what git said of it when its job made or moved it. */
-export type Offer = { task_id: string; path: string; facts?: Facts; machine?: string };
-
-/** OfferFacts and when they were read (performance.now()). */
-type Facts = OfferFacts & { readAt: number };
-
-/**
- * Facts older than this are read again by the admission: a lane made ahead can wait for a
- * slot a long time, and someone may have written to it meanwhile.
- */
-const FACTS_FRESH_MS = 2_000;
-export type Failure = { task_id: string; reason: string };
 
 type ProvisionHandoff = Extract<Handoff, { action: 'provision' }>;
 
@@ -253,12 +245,24 @@ export class StewardJobs {
     this.deps.wake();
   }
 
-  private discard(task: string, branch: string): void {
+  /**
+   * Offers a tick took and then ended the batch before its admission (a cancel, a broken
+   * lineage): the lanes the record does not name are removed, as lanes made ahead and not
+   * needed are (docs/RELIABILITY.md, adversarial pass 13).
+   */
+  discardUndecided(offers: readonly Offer[], children: readonly ChildRecord[]): void {
+    const named = new Set(children.flatMap((c) => (c.lane ? [`${c.task_id}\0${c.lane.path}`] : [])));
+    for (const { task_id: task, path } of offers)
+      if (!named.has(`${task}\0${path}`))
+        this.discard(task, this.deps.steward.laneBranch(task), 'offered, the batch ended first');
+  }
+
+  private discard(task: string, branch: string, why = 'made ahead, not needed now'): void {
     // Queued after the job that made it; a handoff meanwhile queues a new lane after this.
     this.jobs.push(`discard:${task}`, async () => {
       const kept = await this.deps.steward.discard(task, branch, this.deps.batchBranch);
       if (kept) this.deps.notice(`${task}: ${kept}`);
-      else this.deps.store.journal('lane-discarded', { task, why: 'made ahead, not needed now' });
+      else this.deps.store.journal('lane-discarded', { task, why });
       this.deps.wake();
     });
   }

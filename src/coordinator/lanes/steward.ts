@@ -1,5 +1,6 @@
 import { basename, join, resolve } from 'node:path';
 import type { Config } from '../../core/settings/config.js';
+import { laneBranch } from '../../core/basics/ids.js';
 import { mayMoveToBase, provisionFailure, provisionStep } from '../../core/rules/lane-provision.js';
 import type { LaneSpot } from '../../core/rules/lane-provision.js';
 import { releaseStep } from '../../core/rules/lane-release.js';
@@ -44,6 +45,11 @@ export class Steward {
     private readonly worktrees: WorktreePort,
     private readonly machines?: StewardMachines,
   ) {}
+
+  /** The branch of a child's lane (`lane/<batch>/<child>`). */
+  laneBranch(taskId: string): string {
+    return laneBranch(this.batchId, taskId);
+  }
 
   /** The machine a lane path is on. */
   machineOfLane(path: string): string {

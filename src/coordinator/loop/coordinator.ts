@@ -196,10 +196,8 @@ export class Coordinator {
       batchId: this.options.batchId,
       notice: (text) => this.emit({ kind: 'notice', text }),
     });
-    const timer = setInterval(
-      () => void this.runner.watch.check(),
-      this.options.laneCheckMs ?? LANE_CHECK_MS,
-    );
+    const every = this.options.laneCheckMs ?? LANE_CHECK_MS;
+    const timer = setInterval(() => void this.runner.watch.check(), every);
     timer.unref();
     const unwatch = this.options.machines?.watch?.(() => this.signal()); // (a machine away, back, lost)
     this.waysOut.watchRequests();
@@ -250,6 +248,8 @@ export class Coordinator {
         let again = await this.effects.carryOut(report);
         if (this.runner.queue.size || this.reviews.length) again = true;
         if (report.batch_state === 'failed' || report.batch_state === 'cancelled') this.runner.killAll();
+        if (TERMINAL_BATCH_STATES.has(report.batch_state))
+          this.jobs.discardUndecided(lanes.offers, report.children);
         if (again) continue;
         // A lane job still out finishes first (it wakes the loop): its offer or release is recorded.
         const stopped =
