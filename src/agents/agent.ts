@@ -88,6 +88,12 @@ export interface AgentAdapter<Name extends string = string> {
   usageFromOutput(line: string): Usage | null;
   /** An interactive session's running total, read from its session file's text (the hook's `transcript_path`). */
   usageFromTranscript?(text: string): Usage | null;
+  /**
+   * Whether that text holds the turn's last message yet (the hook's `last_message`): the
+   * hook reads the file again until it does, for an agent that writes it a moment after the
+   * hook starts. Absent: the file is whole when the hook runs.
+   */
+  transcriptHolds?(text: string, lastMessage: string): boolean;
   /** Whether such a report is new spending (`added`) or the session's running total (`session-total`). */
   readonly usageIs: 'added' | 'session-total';
   /** One headless output line as transcript lines (plain text lines pass through). */

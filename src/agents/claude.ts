@@ -71,6 +71,7 @@ export const claudeAgent: AgentAdapter<'claude'> = {
   usageIs: 'added',
   usageFromOutput: (line) => claudeUsage(jsonObject(line)),
   usageFromTranscript: claudeTranscriptUsage,
+  transcriptHolds: claudeTranscriptHolds,
   renderLine: (line) => renderJsonLine(line, renderClaudeEvent),
   hookOutput: blockingStopHookOutput,
   // Plan mode: Claude Code reads and answers, its edit and shell tools asking for a
@@ -140,6 +141,28 @@ export function claudeTranscriptUsage(text: string): Usage | null {
     output += count(u.output_tokens);
   }
   return { input_tokens: input, output_tokens: output, cost_usd: null };
+}
+
+/**
+ * Whether the session transcript holds the turn's last message (the Stop hook's
+ * `last_assistant_message`: the text of its last assistant message). Claude Code appends to
+ * the transcript from a queue it drains on a 100 ms timer, and runs the Stop hook without
+ * draining it (the pinned CLI): a hook that reads the file at once can miss the turn's last
+ * model call, and that call's tokens would be in no turn end (docs/DECISIONS.md "The turn's
+ * last call in the session file").
+ */
+export function claudeTranscriptHolds(text: string, lastMessage: string): boolean {
+  let lastId: string | null = null;
+  const texts = new Map<string, string[]>();
+  for (const line of text.split('\n')) {
+    const event = jsonObject(line);
+    const message = event?.type === 'assistant' ? (event.message as Record<string, unknown>) : null;
+    if (!message || typeof message.id !== 'string') continue;
+    lastId = message.id;
+    const said = blocks(event!).flatMap((b) => (b.type === 'text' && b.text ? [b.text] : []));
+    texts.set(lastId, [...(texts.get(lastId) ?? []), ...said]);
+  }
+  return lastId !== null && (texts.get(lastId) ?? []).join('\n').trim() === lastMessage.trim();
 }
 
 interface ContentBlock {

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { z } from 'zod';
 import { jsonObject } from './agent.js';
-import type { AgentAdapter } from './agent.js';
-import type { Usage } from '../core/records/usage.js';
+import { transcriptUsage } from './transcript-usage.js';
 import { AGENTS, hookKinds, hookOf } from './agents.js';
 import type { AgentRegistry } from './agents.js';
 import { badInput } from '../core/basics/errors.js';
@@ -88,7 +86,7 @@ export async function relayHook(ctx: HookContext, argv: string[], io: HookIo = {
     session_id: input.session_id,
     last_message: input.last_message,
     ...(found.hook.event === 'turn-end'
-      ? { usage: transcriptUsage(found.agent, input.transcript_path ?? null) }
+      ? { usage: await transcriptUsage(found.agent, input.transcript_path ?? null, input.last_message) }
       : {}),
   };
   hookMessageSchema.parse(message);
@@ -105,16 +103,6 @@ export async function relayHook(ctx: HookContext, argv: string[], io: HookIo = {
   const out = found.agent.hookOutput(reply);
   if (out.stdout) ctx.stdout(out.stdout);
   return out.exitCode;
-}
-
-/** What the agent's session file says the session spent so far (null: no file, or nothing in it). */
-function transcriptUsage(agent: AgentAdapter, path: string | null): Usage | null {
-  if (!path || !agent.usageFromTranscript) return null;
-  try {
-    return agent.usageFromTranscript(readFileSync(path, 'utf8'));
-  } catch {
-    return null; // (an unreadable file costs the figure, never the turn)
-  }
 }
 
 /** While a coordinator restarts (the agent outlived it), its socket is away for a moment. */

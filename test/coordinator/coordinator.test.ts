@@ -256,7 +256,13 @@ function checkFlight(entries: Entry[], plan: PlanSpec, maxParallel: number): Fli
     const decided = entries
       .slice(i + 1, second)
       .some((w) => (w.event === 'lane-admitted' || w.event === 'lane-refused') && w.task === e.task);
-    expect(decided, `the offer of ${e.task} at entry ${i} was not decided by the tick after it`).toBe(true);
+    // (what came after it, to tell a new lane's offer from a moved one's when it fails)
+    const after = entries.slice(i + 1, second + 1).filter((w) => w.event === 'tick' || w.task === e.task);
+    const told = `${JSON.stringify(e)}, then ${after.map((w) => w.event).join(' ')}`;
+    expect(
+      decided,
+      `the offer of ${e.task} at entry ${i} was not decided by the tick after it: ${told}`,
+    ).toBe(true);
   }
   for (const task of admitted) expect(slotReleased.get(task), `slot-released ${task}`).toBe(1);
   return { maxInFlight, ticksChecked };

@@ -267,18 +267,23 @@ export class StewardJobs {
     });
   }
 
-  /** A lane refused for a batch head that moved: moved to the head as it is when the job runs. */
+  /**
+   * A lane refused for a batch head that moved: moved to the head as it is when the job runs.
+   * Its `lane-provisioned` line is written with the offer, after its facts are read, as
+   * hand() does: the line says the next tick to begin decides it, and a tick that began
+   * while git was still asked would not (coordinator.test "never runs more than").
+   */
   moveToHead(taskId: string, path: string): void {
     this.jobs.push(`provision:${taskId}`, async () => {
       const machine = this.deps.steward.machineOfLane(path);
-      if ((await this.moveLane(taskId, path, this.head(), 'lane-provisioned')) !== 'refused')
-        this.offers.push({
-          task_id: taskId,
-          path,
-          facts: await this.factsOf(path),
-          ...(machine !== 'local' ? { machine } : {}),
-        });
-      else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
+      const head = this.head();
+      const brought = await this.deps.steward.bringToBase(path, head);
+      if (brought !== 'refused') {
+        const facts = await this.factsOf(path);
+        this.offers.push({ task_id: taskId, path, facts, ...(machine !== 'local' ? { machine } : {}) });
+        if (brought === 'moved')
+          this.deps.store.journal('lane-provisioned', { task: taskId, path, moved_to: head });
+      } else this.failures.push({ task_id: taskId, reason: 'lane refused: batch_lane_base_mismatch' });
       this.deps.wake();
     });
   }
