@@ -162,7 +162,9 @@ export function claudeTranscriptHolds(text: string, lastMessage: string): boolea
     const said = blocks(event!).flatMap((b) => (b.type === 'text' && b.text ? [b.text] : []));
     texts.set(lastId, [...(texts.get(lastId) ?? []), ...said]);
   }
-  return lastId !== null && (texts.get(lastId) ?? []).join('\n').trim() === lastMessage.trim();
+  // (compared without whitespace: how the hook joins a message's text blocks is Claude's own)
+  const bare = (t: string) => t.replace(/\s+/g, '');
+  return lastId !== null && bare((texts.get(lastId) ?? []).join('')) === bare(lastMessage);
 }
 
 interface ContentBlock {

@@ -28,6 +28,8 @@ describe("the Stop hook's session total", () => {
     // (one message written as a line per content block: its texts together)
     const split = `${BEFORE}${line('msg_3', '{"type":"text","text":"Done."}')}\n${line('msg_3', '{"type":"text","text":"All of it."}')}\n`;
     expect(claudeTranscriptHolds(split, 'Done.\nAll of it.')).toBe(true);
+    expect(claudeTranscriptHolds(split, 'Done.\n\nAll of it.\n')).toBe(true); // (however the blocks are joined)
+    expect(claudeTranscriptHolds(split, 'Done.')).toBe(false);
     expect(claudeTranscriptHolds('', 'Done.')).toBe(false);
   });
 

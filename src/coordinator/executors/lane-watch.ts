@@ -133,6 +133,8 @@ export class LaneWatch {
 
   private async checkLane(task: string, w: Watched, now: number): Promise<void> {
     const look = await this.options.worktrees.lookAtFiles(w.lanePath, w.base);
+    // (the lane ended, or was watched anew, while git looked: this look is of nothing watched)
+    if (this.lanes.get(task) !== w) return;
     const step = laneFiles(w.life, look, this.options.scopeOf(task), now, this.options.stallTimeoutMs);
     w.life = step.life;
     for (const change of step.changes) this.options.onChange(task, w.life.health, change);

@@ -268,11 +268,8 @@ export class StewardJobs {
   }
 
   /**
-   * A lane refused for a batch head that moved: moved to the head as it is when the job runs.
-   * Its `lane-provisioned` line is written with the offer, after its facts are read, as
-   * hand() does: the line says the next tick to begin decides it, and a tick that began
-   * while git was still asked would not (coordinator.test "never runs more than").
-   */
+   * A lane refused for a batch head that moved: moved to the head as it is when the job runs,
+   * and journaled with its offer, as hand() does (the next tick decides what the line says). */
   moveToHead(taskId: string, path: string): void {
     this.jobs.push(`provision:${taskId}`, async () => {
       const machine = this.deps.steward.machineOfLane(path);
