@@ -9,9 +9,9 @@ import { LaneJobs } from './lane-jobs.js';
 import { ReleaseJobs } from './release-jobs.js';
 import { FACTS_FRESH_MS } from './offer.js';
 import type { Facts, Failure, Offer } from './offer.js';
+import type { Steward } from './steward.js';
 
 export type { Failure, Offer } from './offer.js';
-import type { Steward } from './steward.js';
 
 // The steward's handoffs carried out beside the loop (DESIGN §7): the loop queues them and
 // goes on; each finished job leaves an offer or a failure for the next tick and wakes the
@@ -267,9 +267,7 @@ export class StewardJobs {
     });
   }
 
-  /**
-   * A lane refused for a batch head that moved: moved to the head as it is when the job runs,
-   * and journaled with its offer, as hand() does (the next tick decides what the line says). */
+  /** A refused lane moved to the head; journaled with its offer, as hand() does (DECISIONS). */
   moveToHead(taskId: string, path: string): void {
     this.jobs.push(`provision:${taskId}`, async () => {
       const machine = this.deps.steward.machineOfLane(path);
