@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { LanesError } from '../../src/core/basics/errors.js';
 import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
 import type { BatchRecord } from '../../src/core/records/record.js';
-import { StewardJobs } from '../../src/coordinator/lanes/steward-jobs.js';
+import type { StewardJobs } from '../../src/coordinator/lanes/steward-jobs.js';
+import { stewardJobs } from '../helpers/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
-import type { Host } from '../../src/hosts/host.js';
 
 // A lane job that meets a machine that stopped answering (machine_unreachable) is no
 // failure of the batch: the pool has the machine reconnecting, and the next provision
@@ -26,16 +26,7 @@ function jobsWith(
   provision: () => Promise<unknown>,
   bringToBase: () => Promise<string> = async () => 'at-base',
 ): StewardJobs {
-  const steward = { provision, bringToBase } as unknown as Steward;
-  return new StewardJobs({
-    steward,
-    store,
-    host: {} as Host,
-    batchBranch: 'batch/b',
-    wake: () => {},
-    provisioned: () => {},
-    released: () => {},
-    notice: () => {},
+  return stewardJobs({ provision, bringToBase } as unknown as Partial<Steward>, store, {
     offerFacts: async () => ({
       realpath: '/x',
       sameRepository: true,

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { OfferFacts } from '../../src/core/ports/git-port.js';
 import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
 import type { BatchRecord } from '../../src/core/records/record.js';
-import { StewardJobs } from '../../src/coordinator/lanes/steward-jobs.js';
+import { stewardJobs } from '../helpers/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
-import type { Host } from '../../src/hosts/host.js';
 
 // `lane-provisioned` in the journal says a lane is offered: the first tick that begins after
 // the line decides it (coordinator.test "never runs more than --parallel lanes" checks it on
@@ -39,15 +38,7 @@ describe('steward jobs: a refused lane moved to the head', () => {
     let asked!: () => void;
     const askedFacts = new Promise<void>((resolve) => (asked = resolve));
     let answer!: (facts: OfferFacts) => void;
-    const jobs = new StewardJobs({
-      steward,
-      store,
-      host: {} as Host,
-      batchBranch: 'batch/b',
-      wake: () => {},
-      provisioned: () => {},
-      released: () => {},
-      notice: () => {},
+    const jobs = stewardJobs(steward, store, {
       offerFacts: () => {
         asked();
         return new Promise((resolve) => (answer = resolve));

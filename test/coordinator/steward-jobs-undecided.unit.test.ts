@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
 import type { BatchRecord, ChildRecord } from '../../src/core/records/record.js';
-import { StewardJobs } from '../../src/coordinator/lanes/steward-jobs.js';
+import { stewardJobs } from '../helpers/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
-import type { Host } from '../../src/hosts/host.js';
 
 // A tick that ends the batch (a cancel, a broken lineage) returns before its admission
 // step, so the lanes it was offered are neither admitted nor refused: no later tick decides
@@ -33,19 +32,7 @@ describe('steward jobs: offers a batch-ending tick left undecided', () => {
         return null;
       },
     } as unknown as Steward;
-    const jobs = new StewardJobs({
-      steward,
-      store,
-      host: {} as Host,
-      batchBranch: 'batch/b',
-      wake: () => {},
-      provisioned: () => {},
-      released: () => {},
-      notice: () => {},
-      offerFacts: async () => {
-        throw new Error('not asked');
-      },
-    });
+    const jobs = stewardJobs(steward, store);
     jobs.discardUndecided(
       [
         { task_id: 't1', path: '/lanes/t1' }, // (pending in the record: never admitted)
