@@ -141,7 +141,7 @@ export class GitSession {
    * the reads of several lanes' jobs whose answers came in the same pass) go to git in one
    * write: each pipe write wakes git, and those wake-ups were the session's largest cost on
    * the main thread. (Flushed by setImmediate, not nextTick: the I/O callbacks of the same
-   * pass add to the write; 1,568 → 1,408 socket writes on the bench's 60-child batch.)
+   * pass add to the write; 1,568 → 1,398 socket writes on the bench's 60-child batch.)
    */
   private write(child: ChildProcessWithoutNullStreams, text: string): void {
     const stdin = child.stdin;
