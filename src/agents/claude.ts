@@ -127,11 +127,9 @@ export function claudeUsage(event: Record<string, unknown> | null): Usage | null
  */
 export function claudeTranscriptUsage(text: string): Usage | null {
   const calls = new Map<string, Record<string, unknown>>();
-  for (const line of text.split('\n')) {
-    const event = jsonObject(line);
-    const message = event?.type === 'assistant' ? (event.message as Record<string, unknown>) : null;
-    if (message && typeof message.id === 'string' && message.usage && typeof message.usage === 'object')
-      calls.set(message.id, message.usage as Record<string, unknown>);
+  for (const { id, event } of assistantLines(text)) {
+    const usage = (event.message as Record<string, unknown>).usage;
+    if (usage && typeof usage === 'object') calls.set(id, usage as Record<string, unknown>);
   }
   if (calls.size === 0) return null;
   let input = 0;
@@ -154,17 +152,24 @@ export function claudeTranscriptUsage(text: string): Usage | null {
 export function claudeTranscriptHolds(text: string, lastMessage: string): boolean {
   let lastId: string | null = null;
   const texts = new Map<string, string[]>();
-  for (const line of text.split('\n')) {
-    const event = jsonObject(line);
-    const message = event?.type === 'assistant' ? (event.message as Record<string, unknown>) : null;
-    if (!message || typeof message.id !== 'string') continue;
-    lastId = message.id;
-    const said = blocks(event!).flatMap((b) => (b.type === 'text' && b.text ? [b.text] : []));
-    texts.set(lastId, [...(texts.get(lastId) ?? []), ...said]);
+  for (const { id, event } of assistantLines(text)) {
+    lastId = id;
+    const said = texts.get(id) ?? [];
+    for (const b of blocks(event)) if (b.type === 'text' && b.text) said.push(b.text);
+    texts.set(id, said);
   }
   // (compared without whitespace: how the hook joins a message's text blocks is Claude's own)
   const bare = (t: string) => t.replace(/\s+/g, '');
   return lastId !== null && bare((texts.get(lastId) ?? []).join('')) === bare(lastMessage);
+}
+
+/** The transcript's assistant lines with their message id (a model call's lines share it). */
+function* assistantLines(text: string): Generator<{ id: string; event: Record<string, unknown> }> {
+  for (const line of text.split('\n')) {
+    const event = jsonObject(line);
+    const message = event?.type === 'assistant' ? (event.message as Record<string, unknown>) : null;
+    if (message && typeof message.id === 'string') yield { id: message.id, event: event! };
+  }
 }
 
 interface ContentBlock {

@@ -18,16 +18,8 @@ export class TaskStore {
     private readonly batchId: string,
   ) {}
 
-  /** (each tick asks for every lane's: joined once a lane) */
-  private readonly paths = new Map<string, string>();
-
   path(taskId: string): string {
-    let path = this.paths.get(taskId);
-    if (path === undefined) {
-      path = join(batchPaths(this.stateDir, this.batchId).tasksDir, `${taskId}.json`);
-      this.paths.set(taskId, path);
-    }
-    return path;
+    return join(batchPaths(this.stateDir, this.batchId).tasksDir, `${taskId}.json`);
   }
 
   logDir(taskId: string): string {

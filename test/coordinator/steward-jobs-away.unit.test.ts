@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LanesError } from '../../src/core/basics/errors.js';
-import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
-import type { BatchRecord } from '../../src/core/records/record.js';
 import type { StewardJobs } from '../../src/coordinator/lanes/steward-jobs.js';
-import { stewardJobs } from '../helpers/steward-jobs.js';
+import { cleanLaneFacts, recordAt, stewardJobs } from '../helpers/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
 
 // A lane job that meets a machine that stopped answering (machine_unreachable) is no
@@ -12,8 +10,7 @@ import type { Steward } from '../../src/coordinator/lanes/steward.js';
 // Any other error of a job still ends the run where the loop takes the jobs' results.
 
 const BASE = 'a'.repeat(40);
-const record = { base_head: BASE, commits: [], adopted_heads: [] } as unknown as BatchRecord;
-const store = { readRecord: () => record, journal: () => {} } as unknown as CoordinatorStorePort;
+const store = { readRecord: () => recordAt(BASE), journal: () => {} };
 const handoff = {
   action: 'provision' as const,
   task_id: 't1',
@@ -27,14 +24,7 @@ function jobsWith(
   bringToBase: () => Promise<string> = async () => 'at-base',
 ): StewardJobs {
   return stewardJobs({ provision, bringToBase } as unknown as Partial<Steward>, store, {
-    offerFacts: async () => ({
-      realpath: '/x',
-      sameRepository: true,
-      isWorktreeRoot: true,
-      branch: 'lane/b/t1',
-      head: BASE,
-      clean: true,
-    }),
+    offerFacts: async () => cleanLaneFacts(BASE, '/x'),
   });
 }
 

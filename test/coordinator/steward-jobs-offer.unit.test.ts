@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OfferFacts } from '../../src/core/ports/git-port.js';
 import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
-import type { BatchRecord } from '../../src/core/records/record.js';
-import { stewardJobs } from '../helpers/steward-jobs.js';
+import { cleanLaneFacts, recordAt, stewardJobs } from '../helpers/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
 
 // `lane-provisioned` in the journal says a lane is offered: the first tick that begins after
@@ -12,21 +11,13 @@ import type { Steward } from '../../src/coordinator/lanes/steward.js';
 // must not come before its offer, or that tick passes the offer by.
 
 const HEAD = 'b'.repeat(40);
-const record = { base_head: HEAD, commits: [], adopted_heads: [] } as unknown as BatchRecord;
-const FACTS: OfferFacts = {
-  realpath: '/lanes/t1',
-  sameRepository: true,
-  isWorktreeRoot: true,
-  branch: 'lane/b/t1',
-  head: HEAD,
-  clean: true,
-};
+const FACTS = cleanLaneFacts(HEAD, '/lanes/t1');
 
 describe('steward jobs: a refused lane moved to the head', () => {
   it('is journaled as provisioned only once its offer is there for the next tick', async () => {
     const lines: { event: string; fields: Record<string, unknown> }[] = [];
     const store = {
-      readRecord: () => record,
+      readRecord: () => recordAt(HEAD),
       journal: (event: string, fields: Record<string, unknown> = {}) => lines.push({ event, fields }),
     } as unknown as CoordinatorStorePort;
     let moves = 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
-import type { BatchRecord, ChildRecord } from '../../src/core/records/record.js';
+import type { ChildRecord } from '../../src/core/records/record.js';
 import { stewardJobs } from '../helpers/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
 
@@ -9,9 +9,6 @@ import type { Steward } from '../../src/coordinator/lanes/steward.js';
 // them. The coordinator hands them back, and each lane the record does not name is removed
 // as a lane made ahead and not needed is (test/e2e/reliability/cancel-ahead.test.ts meets
 // this only when the cancel and the offer reach the same tick).
-
-const BASE = 'a'.repeat(40);
-const record = { base_head: BASE, commits: [], adopted_heads: [] } as unknown as BatchRecord;
 
 function child(task_id: string, lanePath: string | null): ChildRecord {
   return { task_id, lane: lanePath === null ? null : { path: lanePath } } as unknown as ChildRecord;
@@ -22,7 +19,6 @@ describe('steward jobs: offers a batch-ending tick left undecided', () => {
     const discarded: [string, string, string][] = [];
     const lines: [string, Record<string, unknown>][] = [];
     const store = {
-      readRecord: () => record,
       journal: (event: string, fields: Record<string, unknown> = {}) => lines.push([event, fields]),
     } as unknown as CoordinatorStorePort;
     const steward = {

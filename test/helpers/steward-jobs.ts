@@ -1,4 +1,6 @@
+import type { OfferFacts } from '../../src/core/ports/git-port.js';
 import type { CoordinatorStorePort } from '../../src/core/ports/store-port.js';
+import type { BatchRecord } from '../../src/core/records/record.js';
 import { StewardJobs } from '../../src/coordinator/lanes/steward-jobs.js';
 import type { StewardJobsDeps } from '../../src/coordinator/lanes/steward-jobs.js';
 import type { Steward } from '../../src/coordinator/lanes/steward.js';
@@ -27,4 +29,14 @@ export function stewardJobs(
     },
     ...deps,
   });
+}
+
+/** What the jobs read of the record: a batch head at `head` (nothing integrated yet). */
+export function recordAt(head: string): BatchRecord {
+  return { base_head: head, commits: [], adopted_heads: [] } as unknown as BatchRecord;
+}
+
+/** git's facts of a clean lane of `t1` at `head`, found at `realpath`. */
+export function cleanLaneFacts(head: string, realpath: string): OfferFacts {
+  return { realpath, sameRepository: true, isWorktreeRoot: true, branch: 'lane/b/t1', head, clean: true };
 }
