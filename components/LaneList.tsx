@@ -1,9 +1,10 @@
 import { Box, Text } from 'ink';
 import { memo, useRef } from 'react';
 import { wrapText } from '../src/tui/fit.js';
+import { rowColumns, rowParts } from '../src/tui/lane-row.js';
 import { listWindow } from '../src/tui/list-window.js';
 import type { LaneRow } from '../src/tui/tui-store.js';
-import { formatTokens, formatUsage, tokensOf } from '../src/tui/usage-text.js';
+import { formatUsage } from '../src/tui/usage-text.js';
 import { formatElapsed, stateColor } from './theme.js';
 
 /** The list's width: 44 columns from 96 up, less in a narrower terminal (80 → 28), the pane keeping ≥ 51. */
@@ -11,41 +12,9 @@ export function laneListWidth(columns: number): number {
   return Math.max(28, Math.min(44, columns - 52));
 }
 
-function healthTag(row: LaneRow): { text: string; short: string; color: string } | null {
-  if (row.reviewPending) return { text: 'review', short: 'review', color: 'magenta' };
-  if (row.health?.waiting) return { text: 'waiting', short: 'wait', color: 'magenta' };
-  if (row.health?.stalled) return { text: 'stalled', short: 'stall', color: 'red' };
-  if (row.health?.drift.length) return { text: 'scope drift', short: 'drift', color: 'red' };
-  return null;
-}
-
-/** The tag in a row of `room` columns: its short word where the whole one leaves no room for the tokens. */
-function fitTag(tag: ReturnType<typeof healthTag>, row: LaneRow, room: number): string {
-  if (!tag) return '';
-  const tokens = row.usage ? ` ${formatTokens(tokensOf(row.usage))}` : '';
-  const least = `${row.qaFailures ? ` qa✗${row.qaFailures}` : ''}${tokens}`;
-  return !tokens || tag.text.length + least.length <= room ? tag.text : tag.short;
-}
-
 function elapsed(row: LaneRow, now: number): string {
   if (row.startedAt === null) return '';
   return formatElapsed((row.endedAt ?? now) - row.startedAt);
-}
-
-/**
- * The dim end of a lane's row in `room` columns: attempt, QA failures, the tokens its agent
- * reported (none for a command) and the time. Where all do not fit, the tokens lose their
- * word first, the time goes next, then the attempt: what a lane spends outranks how long
- * it took.
- */
-export function rowTail(row: LaneRow, now: number, room: number): string {
-  const qa = row.qaFailures ? ` qa✗${row.qaFailures}` : '';
-  const head = `${row.attempt ? ` #${row.attempt}` : '   '}${qa}`;
-  const time = ` ${elapsed(row, now)}`;
-  if (!row.usage) return head + time;
-  const tokens = formatTokens(tokensOf(row.usage));
-  const tries = [`${head} ${tokens} tok${time}`, `${head} ${tokens}${time}`, `${head} ${tokens}`];
-  return tries.find((t) => [...t].length <= room) ?? `${qa} ${tokens}`;
 }
 
 /** What a parked child's user can do next (the keys; the CLI's are in `lanes status`). */
@@ -76,28 +45,18 @@ interface LaneEntryProps {
 const LaneEntry = memo(function LaneEntry(props: LaneEntryProps) {
   const { row, selected, now, width, idWidth, stateWidth, machineWidth, reasonLines, wayLines, spentLine } =
     props;
-  const tag = healthTag(row);
-  const room = width - 3 - idWidth - stateWidth;
-  // (the machine's column, and the space between it and a tag, before the tail)
-  const machineCols = machineWidth > 0 ? machineWidth + 1 + (tag ? 1 : 0) : 0;
-  const tagText = fitTag(tag, row, room - machineCols);
+  // (what gives way where the row's words do not all fit: src/tui/lane-row.ts)
+  const parts = rowParts(row, { idWidth, stateWidth, machineWidth }, width, elapsed(row, now));
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
         <Text color={selected ? 'blueBright' : undefined}>{selected ? '›' : ' '} </Text>
-        <Text bold={selected}>{row.taskId.slice(0, idWidth).padEnd(idWidth)} </Text>
-        <Text color={stateColor(row.state)}>{row.state.padEnd(stateWidth)}</Text>
-        {/* The tag before the numbers: a long row is cut at its end, never the tag. */}
-        {tag ? <Text color={tag.color}>{tagText}</Text> : null}
-        {machineWidth > 0 ? (
-          <Text color="cyan">
-            {tag ? ' ' : ''}
-            {row.machine
-              ? `@${row.machine.slice(0, machineWidth).padEnd(machineWidth)}`
-              : ' '.repeat(machineWidth + 1)}
-          </Text>
-        ) : null}
-        <Text dimColor>{rowTail(row, now, room - tagText.length - machineCols)}</Text>
+        <Text bold={selected}>{parts.id}</Text>
+        <Text color={stateColor(row.state)}>{parts.state}</Text>
+        {/* The tag before the numbers: what gives way is in the tail, the tag keeps a word. */}
+        {parts.tag ? <Text color={parts.tag.color}>{parts.tag.text}</Text> : null}
+        {parts.machine ? <Text color="cyan">{parts.machine}</Text> : null}
+        <Text dimColor>{parts.tail}</Text>
       </Text>
       {selected
         ? reasonLines.map((line, k) => (
@@ -143,14 +102,8 @@ export function LaneList({
   width: number;
   height: number;
 }) {
-  const idWidth = Math.min(14, Math.max(4, ...rows.map((r) => r.taskId.length)));
-  // The states' column as wide as the longest state shown, so a narrow list keeps the tag.
-  const stateWidth = Math.max(...rows.map((r) => r.state.length), 8) + 1;
-  // A batch with machines: each lane's machine, cut to what the row has room for beside the
-  // attempt (3 columns at least, 8 at most); the selected lane's line below names it whole.
-  const machineRoom = width - (2 + idWidth + 1 + stateWidth) - 5;
-  const longest = Math.max(0, ...rows.map((r) => r.machine?.length ?? 0));
-  const machineWidth = longest === 0 ? 0 : Math.min(8, longest, Math.max(3, machineRoom));
+  // The columns, the same in every row: the id column narrows where a row's tokens need it.
+  const { idWidth, stateWidth, machineWidth } = rowColumns(rows, width);
   const current = rows[selected];
   // The selected lane's reason and ways on, wrapped to the list (three rows each at most):
   // the keys they name are not cut in a narrow list.
