@@ -14,7 +14,7 @@ import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
 import type { CommandContext } from '../context.js';
 import { printEnding } from './ending.js';
-import { openMachinePool, wireMachines, type BatchMachines } from './batch-machines.js';
+import type { BatchMachines } from './batch-machines.js';
 import type { MachinePool } from '../../machines/link/machine-pool.js';
 import { progressPrinter } from './progress.js';
 import { makeHost, type HostName } from './host-choice.js';
@@ -50,11 +50,15 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   let host: Host;
   let machines: BatchMachines | null = null;
   try {
+    // (the machines' modules, xterm's parser and node-pty among them, load only for a batch
+    // that has machines: a local batch reaches its first tick without them)
+    const wiring = options.machines || config.machines ? await import('./batch-machines.js') : null;
     const pool =
       options.machines !== undefined
         ? options.machines
-        : await openMachinePool(options.repo, config, localPorts.store.readPlan());
-    if (pool) machines = wireMachines(pool, options.repo, options.batchId, config, localPorts.store);
+        : ((await wiring?.openMachinePool(options.repo, config, localPorts.store.readPlan())) ?? null);
+    if (pool && wiring)
+      machines = wiring.wireMachines(pool, options.repo, options.batchId, config, localPorts.store);
     for (const v of machines?.views ?? [])
       if (v.state === 'left out')
         onEvent({ kind: 'notice', text: `machine ${v.name} left out: ${v.reason}` });
@@ -70,6 +74,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   const coordinator = new Coordinator({
     batchId: options.batchId,
     repoRoot: options.repo.root,
+    commonDir: options.repo.commonDir,
     ports,
     worktrees: machines ? machines.worktrees(worktrees) : worktrees,
     config,
