@@ -16,6 +16,21 @@ import { HOSTS } from '../../hosts/hosts.js';
 
 const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
 
+/**
+ * Starts loading what a headless batch runs with (the coordinator, the lock, the store): their
+ * modules compile while the preflight waits for its git processes instead of after it.
+ * (A failed load is the later import's to report.)
+ */
+function preloadBatch(): void {
+  for (const load of [
+    import('../batch-run/run-batch.js'),
+    import('../../store/lock.js'),
+    import('../../store/batch-files.js'),
+    import('../../core/records/new-batch-record.js'),
+  ])
+    load.catch(() => {});
+}
+
 /** `lanes start <plan>`: confirm the plan, create the batch, and run it (or, with --no-run, print the first report). */
 export async function startCommand(ctx: CommandContext, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(
@@ -40,10 +55,17 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const host = parseHost(values.host);
   const parallel = positiveIntArg('start', 'parallel', values.parallel);
   const preferences = preferenceArgs('start', values);
+  // git looks for the repository while the plan is read and checked (a bad plan is still
+  // what is said first: the answer is awaited after it).
+  const repoRead = findRepo(ctx.cwd);
+  repoRead.catch(() => {});
   const plan = loadPlan(resolve(ctx.cwd, file));
   const drawing = drawsTui(values.headless) && !values['no-run'] && !values.json;
-  if (drawing) preloadTui(); // (Ink and React load while the preflight's git runs)
-  const repo = await findRepo(ctx.cwd);
+  // (what comes after the preflight, the TUI's Ink and React or the batch's own modules,
+  // loads while the preflight's git runs)
+  if (drawing) preloadTui();
+  else if (!values['no-run']) preloadBatch();
+  const repo = await repoRead;
   // The resolved executors, models and efforts go into the confirmed plan, so a resume
   // runs what was confirmed (src/cli/confirm.ts).
   const checked = await preflight(
