@@ -188,14 +188,16 @@ export async function createBatch(
       `batch "${plan.batch}" was created meanwhile; use lanes resume ${plan.batch}`,
       2,
     );
-  const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
-  if (tip !== null && tip !== p.baseHead)
-    throw new LanesError('batch_exists', `branch ${branch} moved meanwhile (to ${tip.slice(0, 12)})`, 2);
-  if (
-    tip === null &&
-    !(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, '0'.repeat(p.baseHead.length)))
-  )
-    throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
+  // Made only where it does not exist (git checks that atomically): what is there otherwise
+  // is looked at then. A branch at the base is what an interrupted start left.
+  const zero = '0'.repeat(p.baseHead.length);
+  if (!(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, zero))) {
+    const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
+    if (tip === null)
+      throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
+    if (tip !== p.baseHead)
+      throw new LanesError('batch_exists', `branch ${branch} moved meanwhile (to ${tip.slice(0, 12)})`, 2);
+  }
   // The confirmed plan carries each child's resolved executor, model and effort: a resume
   // runs what this confirmation showed (not part of the digest).
   files.writePlan(planWithPreferences(plan, p.settings.preferences));
