@@ -73,7 +73,7 @@ describe('lanes start --headless of a local batch', () => {
     );
   });
 
-  it('reads the worktrees from git’s files: a stranger under the lanes root is reported, no `git worktree list` runs', async () => {
+  it('reads the worktrees from git’s files and the commits through one `cat-file`: a stranger under the lanes root is reported, no `git worktree list` or `rev-parse --verify` runs', async () => {
     const dir = tempDir();
     const repo = await makeRepo();
     // A worktree the batch does not know, where its lanes go (DESIGN §7: reported, left alone).
@@ -104,6 +104,8 @@ describe('lanes start --headless of a local batch', () => {
     const lines = readFileSync(calls, 'utf8').trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.filter((line) => / worktree list\b/.test(line))).toEqual([]);
+    expect(lines.filter((line) => / rev-parse .*--verify\b/.test(line))).toEqual([]);
+    expect(lines.filter((line) => / cat-file --batch-command$/.test(line))).toHaveLength(1);
     expect(existsSync(stranger)).toBe(true);
   });
 });
