@@ -73,7 +73,7 @@ describe('lanes start --headless of a local batch', () => {
     );
   });
 
-  it('reads the worktrees from git’s files and the commits through one `cat-file`: a stranger under the lanes root is reported, no `git worktree list` or `rev-parse --verify` runs', async () => {
+  it('asks git only what its files cannot tell, and early: a stranger under the lanes root is reported without `git worktree list`, the commits are read by one `cat-file`, the long-lived processes and the identity come before they are waited for', async () => {
     const dir = tempDir();
     const repo = await makeRepo();
     // A worktree the batch does not know, where its lanes go (DESIGN §7: reported, left alone).
@@ -106,6 +106,21 @@ describe('lanes start --headless of a local batch', () => {
     expect(lines.filter((line) => / worktree list\b/.test(line))).toEqual([]);
     expect(lines.filter((line) => / rev-parse .*--verify\b/.test(line))).toEqual([]);
     expect(lines.filter((line) => / cat-file --batch-command$/.test(line))).toHaveLength(1);
+    // The long-lived processes start during the preflight (before the batch branch is made),
+    // and the identity is read before the first lane's exit is staged, not when its delivery
+    // waits for it.
+    const first = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const branchMade = first(/ update-ref refs\/heads\/batch\/strange /);
+    expect(branchMade).toBeGreaterThan(0);
+    const sessions = [
+      / mktree -z --batch$/,
+      / hash-object -w -t commit --stdin-paths$/,
+      / update-ref --stdin$/,
+    ];
+    for (const session of sessions) expect(first(session), session.source).toBeGreaterThan(0);
+    for (const session of sessions) expect(first(session), session.source).toBeLessThan(branchMade);
+    expect(first(/ var GIT_AUTHOR_IDENT$/)).toBeGreaterThan(0);
+    expect(first(/ var GIT_AUTHOR_IDENT$/)).toBeLessThan(first(/ add -A$/));
     expect(existsSync(stranger)).toBe(true);
   });
 });

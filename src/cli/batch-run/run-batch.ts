@@ -12,6 +12,7 @@ import type { BatchLock } from '../../store/lock.js';
 import type { RepoPaths } from '../../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
+import { RepoSessions } from '../../git/runner/repo-sessions.js';
 import type { CommandContext } from '../context.js';
 import { printEnding } from './ending.js';
 import type { BatchMachines } from './batch-machines.js';
@@ -70,6 +71,11 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   }
   const ports = machines ? machines.ports(localPorts) : localPorts;
   const worktrees = new LaneWorktrees(options.repo.root);
+  // The identity lanes' commits carry (two `git var`, asked once a process) is read while the
+  // first lanes are made, not when the first delivery waits for it.
+  RepoSessions.of(options.repo.root)
+    .ident()
+    .catch(() => {}); // (a failure is the delivery's to meet, from the same promise)
   if (machines) host = machines.host(host, false);
   const coordinator = new Coordinator({
     batchId: options.batchId,

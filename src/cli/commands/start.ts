@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
 import { findRepo } from '../../store/state-dir.js';
+import { RepoSessions } from '../../git/runner/repo-sessions.js';
 import { parseCommand, positiveIntArg } from '../args.js';
 import { preferenceArgs } from '../start/preference-args.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../start/confirm.js';
@@ -68,12 +69,16 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const repo = await repoRead;
   // The resolved executors, models and efforts go into the confirmed plan, so a resume
   // runs what was confirmed (src/cli/confirm.ts).
-  const checked = await preflight(
+  const checking = preflight(
     repo,
     plan,
     { ...preferences, ...(parallel !== undefined ? { parallel } : {}) },
     { checkPrograms: !values['no-run'], allowOverlap: values['allow-overlap'] ?? false },
   );
+  // A headless run starts the repository's long-lived git processes while the preflight's
+  // reads are out: the thread waits for those anyway (the TUI's first frame does not wait).
+  if (!drawing && !values['no-run']) RepoSessions.of(repo.root).warm();
+  const checked = await checking;
   const command = ['lanes', 'start', ...argv].join(' ');
   // Each machine checked before anything is written: one that fails is named and left out.
   const machines =
