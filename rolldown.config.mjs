@@ -58,6 +58,15 @@ const narrowWidth = {
 const PLAN_CHECK =
   /[\\/]dist[\\/]src[\\/](cli[\\/](commands[\\/]plan-check|lanes-command|plural|args|batch-run[\\/]style)|core[\\/](basics[\\/](errors|ids|issues|canonical-json)|settings[\\/](batch-settings|preferences|config|lane-directives)|plan[\\/](plan|preference-values|waves|scope))|store[\\/](config-file|lane-directives-file|plan-file))\.js$|[\\/]node_modules[\\/](zod|picomatch)[\\/]/;
 
+/**
+ * What a batch runs with and its confirmation does not (the coordinator, the tick, the store,
+ * the lock): one chunk, loaded after the first frame, or beside a headless start's
+ * preflight. Left to itself the bundler splits these into ~25 chunks, each a module for node's
+ * loader to resolve, read and link before the first tick.
+ */
+const BATCH =
+  /[\\/]dist[\\/]src[\\/](cli[\\/](batch-run[\\/](stop-lines|progress|run-batch|ending|batch-ports|print-report)|exit-codes)|store[\\/](lock|requests|batch-files|batch-store|journal|task-store|safe-fs)|core[\\/](records[\\/]new-batch-record|(rules|steps|tick|whole-batch|turns|ways-out)[\\/][^\\/]+|machines[\\/]placement)|coordinator[\\/](?!executors[\\/]launch[\\/]executor-launch).+|process[\\/](system-clock|crash-points|change-times)|git[\\/]((batch|delivery|ports)[\\/][^\\/]+|worktree[\\/](clean-proof|worktree-admin|tree-diff|index-entries|index-tree|private-index))|qa[\\/][^\\/]+|agents[\\/][^\\/]+)\.js$|[\\/]node_modules[\\/](graceful-fs|retry|proper-lockfile)[\\/]/;
+
 const quiet = { logLevel: 'warn' };
 
 export default defineConfig([
@@ -65,6 +74,9 @@ export default defineConfig([
     ...quiet,
     input: 'dist/src/cli/main.js',
     platform: 'node',
+    // (the entry exports nothing; the batch group's captured modules leave their dependencies
+    // where they were, which needs entries whose exports may grow)
+    preserveEntrySignatures: 'allow-extension',
     external: ['node-pty', 'react-devtools-core'],
     plugins: [reactProductionOnly, narrowWidth],
     output: {
@@ -72,7 +84,12 @@ export default defineConfig([
       cleanDir: true,
       format: 'esm',
       minify: 'dce-only',
-      codeSplitting: { groups: [{ name: 'plan', test: PLAN_CHECK }] },
+      codeSplitting: {
+        groups: [
+          { name: 'plan', test: PLAN_CHECK },
+          { name: 'batch', test: BATCH, includeDependenciesRecursively: false },
+        ],
+      },
     },
   },
   {

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { runCommand } from './run.js';
 
 // The bin entry: runs one command; its errors become messages and exit codes (runCommand).
 // A reader that stops early (`lanes log | head -1`) is no error: a command that only reads
@@ -11,6 +10,14 @@ const READERS = new Set(['log', 'status', 'plan', 'wait', 'help', '--help', '-h'
 let i = 0;
 while (argv[i] === '-C') i += 2;
 const onlyReads = READERS.has(argv[i] ?? 'help') || argv.includes('--help') || argv.includes('-h');
+
+// A command that runs a batch starts the process helper (src/git/runner/git-helper.ts)
+// before the rest of lanes loads: its node start-up then overlaps all of lanes' own, and
+// more of the git before the first tick finds it ready (a fork of the small process this
+// still is costs less, too). run.ts warms it again for commands run in-process.
+if (!onlyReads && (argv[i] === 'start' || argv[i] === 'resume'))
+  (await import('../git/runner/git-helper.js')).processHelper()?.warm();
+const { runCommand } = await import('./run.js');
 const closed = new Set<NodeJS.WriteStream>();
 
 for (const stream of [process.stdout, process.stderr])

@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execa } from 'execa';
@@ -44,6 +54,39 @@ describe('long-lived git sessions', () => {
     writeFileSync(join(repo, 'b.txt'), 'b\n');
     const third = await commitAll(repo, 'third');
     expect(await objects.resolve('refs/heads/main^{commit}')).toBe(third);
+  });
+
+  it('warmed, every process runs before its first request, and answers it', async () => {
+    const repo = await makeRepo();
+    const head = (await git(repo, 'rev-parse', 'HEAD')).trim();
+    const sessions = RepoSessions.of(repo);
+    sessions.warm();
+    // (each a git whose working directory is this repository: read from /proc)
+    const running = () =>
+      readdirSync('/proc')
+        .filter((pid) => /^\d+$/.test(pid))
+        .flatMap((pid) => {
+          try {
+            if (readlinkSync(`/proc/${pid}/cwd`) !== repo) return [];
+            return [
+              readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(5).join(' '),
+            ];
+          } catch {
+            return []; // (gone meanwhile)
+          }
+        })
+        .sort();
+    expect(running()).toEqual([
+      'cat-file --batch-command',
+      'hash-object -w -t commit --stdin-paths',
+      'mktree -z --batch',
+      'update-ref --stdin',
+    ]);
+    expect(await sessions.objects.resolve('HEAD^{commit}')).toBe(head);
+    expect(await sessions.refs.compareAndSwap('refs/heads/warm', head, '0'.repeat(40))).toBe(true);
+    const tree = (await sessions.objects.commit(head))!.tree;
+    expect(await sessions.trees.write(await sessions.objects.tree(tree).then((t) => t!))).toBe(tree);
+    expect(running()).toHaveLength(4); // (the same processes: none started again)
   });
 
   it('compare-and-swap: moves only from the expected value, and goes on after a refusal', async () => {

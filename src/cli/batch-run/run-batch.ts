@@ -12,9 +12,10 @@ import type { BatchLock } from '../../store/lock.js';
 import type { RepoPaths } from '../../store/state-dir.js';
 import { batchPorts } from './batch-ports.js';
 import { LaneWorktrees } from '../../git/ports/lane-worktrees.js';
+import { RepoSessions } from '../../git/runner/repo-sessions.js';
 import type { CommandContext } from '../context.js';
 import { printEnding } from './ending.js';
-import { openMachinePool, wireMachines, type BatchMachines } from './batch-machines.js';
+import type { BatchMachines } from './batch-machines.js';
 import type { MachinePool } from '../../machines/link/machine-pool.js';
 import { progressPrinter } from './progress.js';
 import { makeHost, type HostName } from './host-choice.js';
@@ -50,11 +51,15 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   let host: Host;
   let machines: BatchMachines | null = null;
   try {
+    // (the machines' modules, xterm's parser and node-pty among them, load only for a batch
+    // that has machines: a local batch reaches its first tick without them)
+    const wiring = options.machines || config.machines ? await import('./batch-machines.js') : null;
     const pool =
       options.machines !== undefined
         ? options.machines
-        : await openMachinePool(options.repo, config, localPorts.store.readPlan());
-    if (pool) machines = wireMachines(pool, options.repo, options.batchId, config, localPorts.store);
+        : ((await wiring?.openMachinePool(options.repo, config, localPorts.store.readPlan())) ?? null);
+    if (pool && wiring)
+      machines = wiring.wireMachines(pool, options.repo, options.batchId, config, localPorts.store);
     for (const v of machines?.views ?? [])
       if (v.state === 'left out')
         onEvent({ kind: 'notice', text: `machine ${v.name} left out: ${v.reason}` });
@@ -66,10 +71,16 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   }
   const ports = machines ? machines.ports(localPorts) : localPorts;
   const worktrees = new LaneWorktrees(options.repo.root);
+  // The identity lanes' commits carry (two `git var`, asked once a process) is read while the
+  // first lanes are made, not when the first delivery waits for it.
+  RepoSessions.of(options.repo.root)
+    .ident()
+    .catch(() => {}); // (a failure is the delivery's to meet, from the same promise)
   if (machines) host = machines.host(host, false);
   const coordinator = new Coordinator({
     batchId: options.batchId,
     repoRoot: options.repo.root,
+    commonDir: options.repo.commonDir,
     ports,
     worktrees: machines ? machines.worktrees(worktrees) : worktrees,
     config,

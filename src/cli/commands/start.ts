@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
 import { findRepo } from '../../store/state-dir.js';
+import { RepoSessions } from '../../git/runner/repo-sessions.js';
 import { parseCommand, positiveIntArg } from '../args.js';
 import { preferenceArgs } from '../start/preference-args.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../start/confirm.js';
@@ -15,6 +16,21 @@ import { HOSTS } from '../../hosts/hosts.js';
 // (docs/PERFORMANCE.md "first frame, session 12").
 
 const USAGE = `usage: lanes start <plan> [--parallel N] [--headless] [--host ${HOSTS.names.join('|')}] [--yes] [--allow-overlap] [--executor NAME] [--model M] [--effort E] [--no-run]`;
+
+/**
+ * Starts loading what a headless batch runs with (the coordinator, the lock, the store): their
+ * modules compile while the preflight waits for its git processes instead of after it.
+ * (A failed load is the later import's to report.)
+ */
+function preloadBatch(): void {
+  for (const load of [
+    import('../batch-run/run-batch.js'),
+    import('../../store/lock.js'),
+    import('../../store/batch-files.js'),
+    import('../../core/records/new-batch-record.js'),
+  ])
+    load.catch(() => {});
+}
 
 /** `lanes start <plan>`: confirm the plan, create the batch, and run it (or, with --no-run, print the first report). */
 export async function startCommand(ctx: CommandContext, argv: string[]): Promise<number> {
@@ -40,18 +56,29 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   const host = parseHost(values.host);
   const parallel = positiveIntArg('start', 'parallel', values.parallel);
   const preferences = preferenceArgs('start', values);
+  // git looks for the repository while the plan is read and checked (a bad plan is still
+  // what is said first: the answer is awaited after it).
+  const repoRead = findRepo(ctx.cwd);
+  repoRead.catch(() => {});
   const plan = loadPlan(resolve(ctx.cwd, file));
   const drawing = drawsTui(values.headless) && !values['no-run'] && !values.json;
-  if (drawing) preloadTui(); // (Ink and React load while the preflight's git runs)
-  const repo = await findRepo(ctx.cwd);
+  // (what comes after the preflight, the TUI's Ink and React or the batch's own modules,
+  // loads while the preflight's git runs)
+  if (drawing) preloadTui();
+  else if (!values['no-run']) preloadBatch();
+  const repo = await repoRead;
   // The resolved executors, models and efforts go into the confirmed plan, so a resume
   // runs what was confirmed (src/cli/confirm.ts).
-  const checked = await preflight(
+  const checking = preflight(
     repo,
     plan,
     { ...preferences, ...(parallel !== undefined ? { parallel } : {}) },
     { checkPrograms: !values['no-run'], allowOverlap: values['allow-overlap'] ?? false },
   );
+  // A headless run starts the repository's long-lived git processes while the preflight's
+  // reads are out: the thread waits for those anyway (the TUI's first frame does not wait).
+  if (!drawing && !values['no-run']) RepoSessions.of(repo.root).warm();
+  const checked = await checking;
   const command = ['lanes', 'start', ...argv].join(' ');
   // Each machine checked before anything is written: one that fails is named and left out.
   const machines =

@@ -13,6 +13,7 @@ import { gitVersion, resolveCommit, updateRef } from '../../git/runner/commits.j
 import { listWorktrees } from '../../git/worktree/worktrees.js';
 import { worktreesFromFiles } from '../../git/worktree/worktree-files.js';
 import { git, splitNul } from '../../git/runner/git.js';
+import { RepoSessions } from '../../git/runner/repo-sessions.js';
 import { refuseOverlaps } from './overlap.js';
 import { noBatchesHere } from '../../store/no-batches.js';
 import { readStateFlush } from '../../store/durability.js';
@@ -60,10 +61,13 @@ export async function preflight(
 ): Promise<Preflight> {
   const branch = batchBranch(plan.batch);
   // The git reads side by side (the version is checked first, before any answer is used).
+  // The two commits through the repository's object reader (`cat-file --batch-command`, the
+  // batch's own from its first tick on): one process where two `rev-parse` were.
+  const objects = RepoSessions.of(repo.root).objects;
   const reads = [
     checkGitVersion(repo.root),
-    resolveCommit(repo.root, plan.base),
-    resolveCommit(repo.root, `refs/heads/${branch}`),
+    objects.resolve(`${plan.base}^{commit}`),
+    objects.resolve(`refs/heads/${branch}^{commit}`),
     // (from git's files where they are the plain layout: a process less before the first frame)
     Promise.resolve().then(() => worktreesFromFiles(repo.commonDir) ?? listWorktrees(repo.root)),
     readStateFlush(repo.stateDir), // (the batch's first write is moments away)
@@ -188,14 +192,16 @@ export async function createBatch(
       `batch "${plan.batch}" was created meanwhile; use lanes resume ${plan.batch}`,
       2,
     );
-  const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
-  if (tip !== null && tip !== p.baseHead)
-    throw new LanesError('batch_exists', `branch ${branch} moved meanwhile (to ${tip.slice(0, 12)})`, 2);
-  if (
-    tip === null &&
-    !(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, '0'.repeat(p.baseHead.length)))
-  )
-    throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
+  // Made only where it does not exist (git checks that atomically): what is there otherwise
+  // is looked at then. A branch at the base is what an interrupted start left.
+  const zero = '0'.repeat(p.baseHead.length);
+  if (!(await updateRef(repo.root, `refs/heads/${branch}`, p.baseHead, zero))) {
+    const tip = await resolveCommit(repo.root, `refs/heads/${branch}`);
+    if (tip === null)
+      throw new LanesError('batch_exists', `could not create ${branch}: it appeared meanwhile`, 2);
+    if (tip !== p.baseHead)
+      throw new LanesError('batch_exists', `branch ${branch} moved meanwhile (to ${tip.slice(0, 12)})`, 2);
+  }
   // The confirmed plan carries each child's resolved executor, model and effort: a resume
   // runs what this confirmation showed (not part of the digest).
   files.writePlan(planWithPreferences(plan, p.settings.preferences));

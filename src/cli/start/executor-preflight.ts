@@ -22,6 +22,8 @@ export function checkExecutorPrograms(
 ): void {
   const profiles = executorProfiles(config);
   const missing = new Map<string, { program: string; profile: string; children: string[] }>();
+  // (the children of a profile mostly run one program: each is looked for once, not once a child)
+  const found = new Map<string, boolean>();
   for (const child of plan.children) {
     if (!children.includes(child.id)) continue;
     const prefs = preferences.children[child.id];
@@ -37,7 +39,14 @@ export function checkExecutorPrograms(
       effort: prefs.effort?.value,
     });
     const program = argv[0] ?? '';
-    if (program !== '' && findProgram(program, profile.env.PATH ?? env.PATH, repoRoot) !== null) continue;
+    const searchPath = profile.env.PATH ?? env.PATH;
+    const look = `${program}\0${searchPath}`;
+    let exists = found.get(look);
+    if (exists === undefined) {
+      exists = program !== '' && findProgram(program, searchPath, repoRoot) !== null;
+      found.set(look, exists);
+    }
+    if (exists) continue;
     const key = `${prefs.executor.value}\0${program}`;
     const entry = missing.get(key) ?? { program, profile: prefs.executor.value, children: [] };
     entry.children.push(child.id);

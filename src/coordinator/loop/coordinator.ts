@@ -49,6 +49,8 @@ export interface CoordinatorOptions {
   ports: TickPorts & { store: CoordinatorStorePort };
   /** The lane worktrees (src/git/lane-worktrees.ts). */
   worktrees: WorktreePort;
+  /** The repository's common git dir: the worktrees at start are read from its files (unknown-worktrees.ts). */
+  commonDir?: string;
   config: Config;
   host: Host;
   approval?: Approval;
@@ -189,13 +191,9 @@ export class Coordinator {
     void this.runner.interrupt().finally(() => this.stop());
   }
   async run(): Promise<CoordinatorResult> {
-    await reportUnknownWorktrees({
-      lanesRoot: dirname(this.steward.lanePath('x')),
-      worktrees: this.options.worktrees,
-      store: this.options.ports.store,
-      batchId: this.options.batchId,
-      notice: (text) => this.emit({ kind: 'notice', text }),
-    });
+    const lanesRoot = dirname(this.steward.lanePath('x'));
+    const notice = (text: string) => this.emit({ kind: 'notice', text });
+    await reportUnknownWorktrees({ ...this.options, store: this.options.ports.store, lanesRoot, notice });
     const every = this.options.laneCheckMs ?? LANE_CHECK_MS;
     const timer = setInterval(() => void this.runner.watch.check(), every);
     timer.unref();

@@ -70,6 +70,10 @@ export class CommitWriter {
     this.session = new GitSession(cwd, ['hash-object', '-w', '-t', 'commit', '--stdin-paths']);
   }
 
+  warm(): void {
+    this.session.warm();
+  }
+
   close(): void {
     this.session.close();
     if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });

@@ -177,6 +177,12 @@ export class GitSession {
     return result;
   }
 
+  /** Starts git before the first request; nothing asked, it does not hold lanes' event loop open. */
+  warm(): void {
+    this.start();
+    if (this.pending === 0) this.idle();
+  }
+
   private start(): ChildProcessWithoutNullStreams {
     if (this.child && !this.reader.done) {
       this.busy(this.child);

@@ -33,6 +33,10 @@ export class ObjectReader {
     this.session = new GitSession(cwd, ['cat-file', '--batch-command']);
   }
 
+  warm(): void {
+    this.session.warm();
+  }
+
   close(): void {
     this.session.close();
   }

@@ -12,6 +12,10 @@ export class RefUpdater {
     this.session = new GitSession(cwd, ['update-ref', '--stdin']);
   }
 
+  warm(): void {
+    this.session.warm();
+  }
+
   close(): void {
     this.session.close();
   }

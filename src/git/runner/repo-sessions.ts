@@ -56,6 +56,17 @@ export class RepoSessions {
     return this.identity;
   }
 
+  /**
+   * Starts every process now: at a moment lanes' thread waits anyway (the preflight's git
+   * reads), their forks cost it nothing, and the first lane's delivery does not wait for them.
+   */
+  warm(): void {
+    this.objects.warm();
+    this.refs.warm();
+    this.commits.warm();
+    this.trees.warm();
+  }
+
   close(): void {
     this.objects.close();
     this.refs.close();

@@ -16,6 +16,10 @@ export class TreeWriter {
     this.session = new GitSession(cwd, ['mktree', '-z', '--batch']);
   }
 
+  warm(): void {
+    this.session.warm();
+  }
+
   close(): void {
     this.session.close();
   }

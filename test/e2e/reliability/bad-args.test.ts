@@ -18,6 +18,8 @@ let claudeBatch: string;
 let unknownExecutor: string;
 let scriptWithoutRun: string;
 let aFile: string;
+/** Plans of batch b2 whose base names no commit, by the base. */
+const badBases = new Map<string, string>();
 
 beforeAll(async () => {
   const template = await leanRepo();
@@ -58,6 +60,14 @@ beforeAll(async () => {
     'batch: b1\nexecutor: script\nchildren:\n  - { id: T1, goal: g, scope: [src], acceptance: [{ id: A1, run: ["true"] }] }\n' +
       '  - { id: T2, goal: g, blocked_by: [T1], scope: [doc], acceptance: [{ id: A1, run: ["true"] }] }\n',
   );
+  for (const [i, base] of ['no-such-branch', 'HEAD^{tree}', 'HEAD main', '-q'].entries()) {
+    const file = join(dir, `b2-base-${i}.yaml`);
+    writeFileSync(
+      file,
+      `batch: b2\nbase: ${JSON.stringify(base)}\nexecutor: script\nchildren:\n  - { id: T1, goal: g, run: "true", scope: [lib], acceptance: [{ id: A1, run: ["true"] }] }\n`,
+    );
+    badBases.set(base, file);
+  }
   aFile = join(dir, 'a-file');
   writeFileSync(aFile, 'not a directory\n');
   mkdirSync(join(dir, 'a-dir.yaml'));
@@ -248,6 +258,11 @@ const CASES: [string, () => string[], string][] = [
     () => ['start', claudeBatch, '--yes', '--headless'],
     'executor profile "claude" runs "claude", which is not on PATH (children T1, T2)',
   ],
+  ...['no-such-branch', 'HEAD^{tree}', 'HEAD main', '-q'].map((base): [string, () => string[], string] => [
+    `start with the base ${base}, which names no commit`,
+    () => ['start', badBases.get(base)!, '--yes', '--headless'],
+    `base "${base}" does not name a commit`,
+  ]),
   [
     'resume of a batch whose executor is not on PATH',
     () => ['resume', 'b1', '--headless'],

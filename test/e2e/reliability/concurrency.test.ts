@@ -96,6 +96,37 @@ describe.concurrent('two coordinators on one batch', () => {
     );
     expect(snapshotTree(join(repo, '.git'))).toEqual(before);
   });
+
+  it('a batch branch made elsewhere between preflight and confirmation is left alone; one at the base is taken', async () => {
+    const repo = await leanRepo();
+    const paths = await findRepo(repo);
+    const planOf = (batch: string) =>
+      parsePlanText(
+        `batch: ${batch}\nchildren:\n  - { id: A, goal: g, scope: [a], acceptance: [{ id: ok, run: ["true"] }] }\n`,
+        `${batch}.yaml`,
+        YAML,
+      );
+    const moved = planOf('moved');
+    const checked = await preflight(paths, moved, {});
+    writeFileSync(join(repo, 'other.txt'), 'other\n');
+    await git(repo, 'add', 'other.txt');
+    await git(repo, 'commit', '-q', '-m', 'other');
+    const other = (await git(repo, 'rev-parse', 'HEAD')).trim();
+    await git(repo, 'branch', 'batch/moved', other);
+    const before = snapshotTree(join(repo, '.git'));
+    await expect(createBatch(paths, moved, checked, new Date())).rejects.toSatisfy(
+      (e: unknown) =>
+        e instanceof LanesError && e.code === 'batch_exists' && /moved meanwhile/.test(e.message),
+    );
+    expect(snapshotTree(join(repo, '.git'))).toEqual(before);
+    // A branch at the base and no record: what a start interrupted after making the branch leaves.
+    const resumed = planOf('again');
+    const again = await preflight(paths, resumed, {});
+    await git(repo, 'branch', 'batch/again', again.baseHead);
+    await createBatch(paths, resumed, again, new Date());
+    expect((await git(repo, 'rev-parse', 'batch/again')).trim()).toBe(again.baseHead);
+    expect(readRecord(repo, 'again')?.batch_state).toBe('prepared');
+  });
 });
 
 describe.concurrent('a lock left by a killed coordinator', () => {
