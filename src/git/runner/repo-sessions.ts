@@ -1,6 +1,7 @@
 import { CommitWriter, readIdentity } from './commit-writer.js';
 import type { Identity } from './commit-writer.js';
 import { isAncestor } from './commits.js';
+import { LooseRefs } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
 import { RefUpdater } from './ref-updater.js';
 import { TreeWriter } from './tree-writer.js';
@@ -31,6 +32,7 @@ export class RepoSessions {
   readonly refs: RefUpdater;
   readonly commits: CommitWriter;
   readonly trees: TreeWriter;
+  private readonly looseRefs: LooseRefs;
   private identity: Promise<Identity> | null = null;
 
   private constructor(readonly root: string) {
@@ -39,9 +41,14 @@ export class RepoSessions {
     // What lanes writes, it can read again without asking git.
     this.commits = new CommitWriter(root, (sha, text) => this.objects.rememberCommit(sha, text));
     this.trees = new TreeWriter(root, (sha, entries) => this.objects.rememberTree(sha, entries));
+    this.looseRefs = new LooseRefs(root);
   }
 
-  branchTip(branch: string): Promise<string | null> {
+  /** The commit a branch is at (`refs/heads/<branch>^{commit}`), or null when there is no such branch. */
+  async branchTip(branch: string): Promise<string | null> {
+    // (from its loose file when that names a commit: loose-refs.ts; a commit read once is known)
+    const loose = this.looseRefs.branchTip(branch);
+    if (loose !== null && (await this.objects.commit(loose)) !== null) return loose;
     return this.objects.resolve(`refs/heads/${branch}^{commit}`);
   }
 
