@@ -1,3 +1,4 @@
+import { BlobWriter } from './blob-writer.js';
 import { CommitWriter, readIdentity } from './commit-writer.js';
 import type { Identity } from './commit-writer.js';
 import { isAncestor } from './commits.js';
@@ -6,8 +7,8 @@ import { ObjectReader } from './object-reader.js';
 import { RefUpdater } from './ref-updater.js';
 import { TreeWriter } from './tree-writer.js';
 
-// The long-lived git processes of one repository (object reads, ref transactions, commit
-// and tree writes), shared by everything in lanes that works on that repository, and the identity
+// The long-lived git processes of one repository (object reads, ref transactions, commit,
+// tree and blob writes), shared by everything in lanes that works on that repository, and the identity
 // its commits get. Each process starts on first use; all end when lanes exits.
 
 export class RepoSessions {
@@ -32,6 +33,7 @@ export class RepoSessions {
   readonly refs: RefUpdater;
   readonly commits: CommitWriter;
   readonly trees: TreeWriter;
+  readonly blobs: BlobWriter;
   private readonly looseRefs: LooseRefs;
   private identity: Promise<Identity> | null = null;
 
@@ -41,6 +43,7 @@ export class RepoSessions {
     // What lanes writes, it can read again without asking git.
     this.commits = new CommitWriter(root, (sha, text) => this.objects.rememberCommit(sha, text));
     this.trees = new TreeWriter(root, (sha, entries) => this.objects.rememberTree(sha, entries));
+    this.blobs = new BlobWriter(root);
     this.looseRefs = new LooseRefs(root);
   }
 
@@ -68,5 +71,6 @@ export class RepoSessions {
     this.refs.close();
     this.commits.close();
     this.trees.close();
+    this.blobs.close();
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { git, splitNul } from '../runner/git.js';
@@ -6,8 +6,8 @@ import { git, splitNul } from '../runner/git.js';
 // Whether a repository's settings leave a checkout as plain as lane-checkout.ts writes it:
 // every file's bytes exactly its blob's, a v2 index of SHA-1 names with no extension but the
 // cached tree, nothing sparse, no attributes anywhere (filters, eol conversion, working-tree
-// encodings are all attributes). Read once per repository and process, from `git config
-// --list` (every scope, includes followed) and the attribute files git would read. A
+// encodings are all attributes). Read from `git config --list` (every scope, includes
+// followed) again whenever a config file changed, and the attribute files git would read. A
 // setting not known here to leave a checkout alone makes it git's: the list names what is
 // known, not what is feared (docs/DECISIONS.md "A lane checked out by lanes").
 
@@ -48,37 +48,101 @@ export function settingIsPlain(key: string, value: string | null): boolean {
   return SAFE_CORE.has(name);
 }
 
+const xdgDir = () => process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
+
 /** The attribute files outside the tree git reads for a repository with common dir `commonDir`. */
 function attributeFiles(commonDir: string): string[] {
-  const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
   return [
     join(commonDir, 'info', 'attributes'),
-    join(xdg, 'git', 'attributes'),
+    join(xdgDir(), 'git', 'attributes'),
     '/etc/gitattributes',
     '/usr/local/etc/gitattributes',
   ];
 }
 
-const plainByRoot = new Map<string, Promise<boolean>>();
-
-/** Whether checkouts in the repository at `repoRoot` (common dir `commonDir`) are plain. */
-export function checkoutIsPlain(repoRoot: string, commonDir: string): Promise<boolean> {
-  let known = plainByRoot.get(repoRoot);
-  if (!known) {
-    known = readPlain(repoRoot, commonDir).catch(() => false);
-    plainByRoot.set(repoRoot, known);
-  }
-  return known;
+/** The config files `git config --list` reads (a change to any is read again). */
+function configFiles(commonDir: string): string[] {
+  const env = process.env;
+  return [
+    join(commonDir, 'config'),
+    env.GIT_CONFIG_GLOBAL ?? join(homedir(), '.gitconfig'),
+    join(xdgDir(), 'git', 'config'),
+    env.GIT_CONFIG_SYSTEM ?? '/etc/gitconfig',
+  ];
 }
 
-async function readPlain(repoRoot: string, commonDir: string): Promise<boolean> {
-  if (MOVED_BY_ENV.some((name) => process.env[name] !== undefined)) return false;
-  if (attributeFiles(commonDir).some((file) => existsSync(file))) return false;
+function stampOf(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const st = statSync(file, { bigint: true });
+        return `${st.ino}:${st.size}:${st.mtimeNs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(' ');
+}
+
+/** What a repository's settings allow lanes to do itself. */
+export interface PlainSettings {
+  /** Check a lane out (lane-checkout.ts). */
+  checkout: boolean;
+  /** Stage a lane (lane-staging.ts): a plain checkout, file modes trusted and no ignore rules outside the lane. */
+  staging: boolean;
+}
+
+const NOT_PLAIN: PlainSettings = { checkout: false, staging: false };
+/** The settings read by repository, with the stamp of the config files they were read from. */
+const listedByRoot = new Map<string, { stamp: string; settings: Promise<Setting[] | null> }>();
+
+interface Setting {
+  key: string;
+  value: string | null;
+}
+
+/**
+ * What the repository at `repoRoot` (common dir `commonDir`) lets lanes do itself now: its
+ * settings listed by git once and again whenever a config file changed; the attribute and
+ * ignore files looked at each time (a few stats).
+ */
+export async function plainSettings(repoRoot: string, commonDir: string): Promise<PlainSettings> {
+  if (MOVED_BY_ENV.some((name) => process.env[name] !== undefined)) return NOT_PLAIN;
+  if (attributeFiles(commonDir).some((file) => existsSync(file))) return NOT_PLAIN;
+  const stamp = stampOf(configFiles(commonDir));
+  let listed = listedByRoot.get(repoRoot);
+  if (listed?.stamp !== stamp) {
+    listed = { stamp, settings: listSettings(repoRoot).catch(() => null) };
+    listedByRoot.set(repoRoot, listed);
+  }
+  const settings = await listed.settings;
+  if (settings === null || !settings.every(({ key, value }) => settingIsPlain(key, value))) return NOT_PLAIN;
+  const staging =
+    settings.every(
+      ({ key, value }) => key !== 'core.excludesfile' && (key !== 'core.filemode' || value === 'true'),
+    ) &&
+    noRules(join(commonDir, 'info', 'exclude')) &&
+    !existsSync(join(xdgDir(), 'git', 'ignore'));
+  return { checkout: true, staging };
+}
+
+/** Only comments and blank lines (what `git init` writes there). */
+function noRules(file: string): boolean {
+  try {
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .every((line) => line.trim() === '' || line.startsWith('#'));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+async function listSettings(repoRoot: string): Promise<Setting[] | null> {
   const listed = await git(repoRoot, ['config', '--list', '-z'], { okCodes: [1] });
-  if (listed.exitCode !== 0) return false;
-  return splitNul(listed.stdout).every((item) => {
+  if (listed.exitCode !== 0) return null;
+  return splitNul(listed.stdout).map((item) => {
     const lf = item.indexOf('\n');
     const key = (lf < 0 ? item : item.slice(0, lf)).toLowerCase();
-    return settingIsPlain(key, lf < 0 ? null : item.slice(lf + 1).toLowerCase());
+    return { key, value: lf < 0 ? null : item.slice(lf + 1).toLowerCase() };
   });
 }

@@ -5,7 +5,7 @@ import type { FileStat } from './file-writer-thread.js';
 // An index file as `git reset --hard` writes it for a checkout of plain files
 // (gitformat-index(5)): version 2, SHA-1 names, each entry's stat data as the file has it
 // now, the cached tree (TREE extension) of every folder, then the checksum. It is written to
-// `index.lock` (made exclusively, as git takes its lock) and renamed over `index`, so a git
+// `<index>.lock` (made exclusively, as git takes its lock) and renamed over `index`, so a git
 // reading beside it sees the old index or the new one.
 
 export interface CheckedOutFile {
@@ -65,24 +65,28 @@ function cachedTree(folder: CachedFolder, out: Buffer[]): void {
   for (const sub of [...folder.folders].sort(subtreeOrder)) cachedTree(sub, out);
 }
 
-/** Writes the index of `files` (any order) with `root`'s cached tree to `indexPath`. */
+/** Writes the index of `files` (any order) with `root`'s cached tree (null: none) to `indexPath`. */
 export function writeIndexFile(
   indexPath: string,
   files: readonly CheckedOutFile[],
-  root: CachedFolder,
+  root: CachedFolder | null,
 ): void {
   const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   const header = Buffer.alloc(12);
   header.write('DIRC', 0, 'latin1');
   header.writeUInt32BE(2, 4);
   header.writeUInt32BE(sorted.length, 8);
-  const tree: Buffer[] = [];
-  cachedTree(root, tree);
-  const treeBody = Buffer.concat(tree);
-  const treeHead = Buffer.alloc(8);
-  treeHead.write('TREE', 0, 'latin1');
-  treeHead.writeUInt32BE(treeBody.length, 4);
-  const body = Buffer.concat([header, ...sorted.map(entry), treeHead, treeBody]);
+  const parts = [header, ...sorted.map(entry)];
+  if (root !== null) {
+    const tree: Buffer[] = [];
+    cachedTree(root, tree);
+    const treeBody = Buffer.concat(tree);
+    const treeHead = Buffer.alloc(8);
+    treeHead.write('TREE', 0, 'latin1');
+    treeHead.writeUInt32BE(treeBody.length, 4);
+    parts.push(treeHead, treeBody);
+  }
+  const body = Buffer.concat(parts);
   const sum = createHash('sha1').update(body).digest();
   const lock = `${indexPath}.lock`;
   const fd = openSync(lock, 'wx');

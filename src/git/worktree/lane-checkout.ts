@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { writeNewFiles } from './file-writer-thread.js';
 import { join } from 'node:path';
 import type { RepoSessions } from '../runner/repo-sessions.js';
-import { checkoutIsPlain } from './checkout-settings.js';
+import { plainSettings } from './checkout-settings.js';
 import { writeIndexFile } from './index-writer.js';
 import type { CachedFolder, CheckedOutFile } from './index-writer.js';
 import { isUnpopulated, linkedBranch, linkedGitDir } from './worktree-files.js';
@@ -20,7 +20,7 @@ const MAX_FILES = 2000;
 const MAX_BYTES = 32 * 1024 * 1024;
 
 /** A name git writes as it is on every platform's checks: printable ASCII, no `.git` of any spelling. */
-function plainName(name: string): boolean {
+export function plainName(name: string): boolean {
   if (!/^[\x20-\x7e]+$/.test(name) || /[\\:]/.test(name) || name === '.' || name === '..') return false;
   const bare = name.toLowerCase().replace(/[. ]+$/, '');
   return bare !== '.git' && bare !== 'git~1' && bare !== '.gitattributes' && bare !== '.gitmodules';
@@ -101,7 +101,7 @@ export async function checkoutLane(
   const gitDir = linkedGitDir(lanePath);
   const branch = linkedBranch(lanePath);
   if (gitDir === null || branch === null || commit.length !== 40 || !isUnpopulated(lanePath)) return null;
-  if (!(await checkoutIsPlain(sessions.root, commonDir))) return null;
+  if (!(await plainSettings(sessions.root, commonDir)).checkout) return null;
   const target = await sessions.objects.commit(commit);
   const listed = target && (await listTree(sessions, target.tree));
   if (!listed) return null;
