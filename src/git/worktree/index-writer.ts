@@ -71,7 +71,8 @@ export function writeIndexFile(
   files: readonly CheckedOutFile[],
   root: CachedFolder | null,
 ): void {
-  const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  const named = files.map((file) => ({ file, name: Buffer.from(file.path) }));
+  const sorted = named.sort((a, b) => Buffer.compare(a.name, b.name)).map((n) => n.file);
   const header = Buffer.alloc(12);
   header.write('DIRC', 0, 'latin1');
   header.writeUInt32BE(2, 4);
