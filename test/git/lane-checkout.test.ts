@@ -134,6 +134,45 @@ describe('a lane checked out by lanes', () => {
   );
 });
 
+describe('a checkout by lanes cut short', () => {
+  /** A lane as a kill during its checkout leaves it: branch moved, some files written, no index. */
+  async function cut(extra?: (lane: string) => void) {
+    const { repo, first, head, lanes } = await repoWith(FILES);
+    const lane = await unpopulated(repo, lanes, 'cut', first);
+    await git(repo, 'update-ref', 'refs/heads/lane/cut', head, first);
+    mkdirSync(join(lane, 'a/b/c'), { recursive: true });
+    writeFileSync(join(lane, 'README.md'), FILES['README.md']!);
+    writeFileSync(join(lane, 'a/b/c/d.txt'), 'de'); // (cut while it was written)
+    writeFileSync(join(lane, 'a-b'), '');
+    writeFileSync(join(repo, '.git', 'worktrees', 'cut', 'index.lock'), 'DIRC');
+    extra?.(lane);
+    return { repo, head, lane, wt: new LaneWorktrees(repo) };
+  }
+
+  it('is taken back to nothing checked out, then checked out whole', async () => {
+    const { repo, head, lane, wt } = await cut();
+    expect(await wt.isUnpopulated(lane)).toBe(true);
+    expect(readdirSync(lane)).toEqual(['.git']);
+    expect(existsSync(join(repo, '.git', 'worktrees', 'cut', 'index.lock'))).toBe(false);
+    expect(await wt.resetKeep(lane, head)).toBe(true);
+    expect(await git(lane, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    expect(readFileSync(join(lane, 'a/b/c/d.txt'), 'utf8')).toBe('deep\n');
+  });
+
+  it('keeps a lane holding anything that is not a start of its blobs: it reads as changed', async () => {
+    for (const extra of [
+      (lane: string) => writeFileSync(join(lane, 'mine.txt'), 'my work\n'),
+      (lane: string) => writeFileSync(join(lane, 'a-b'), 'not dash\n'),
+    ]) {
+      const { lane, wt } = await cut(extra);
+      const before = snapshotTree(lane);
+      expect(await wt.isClean(lane)).toBe(false);
+      expect(await wt.isUnpopulated(lane)).toBe(false);
+      expect(snapshotTree(lane)).toEqual(before);
+    }
+  });
+});
+
 describe('the file writer thread', () => {
   it('never makes a folder whose parent is gone (a lane removed meanwhile)', async () => {
     const root = join(tempDir(), 'gone');

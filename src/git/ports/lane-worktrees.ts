@@ -9,7 +9,7 @@ import { readLaneStatus } from '../worktree/lane-status.js';
 import { keepLaneWork } from '../delivery/lane-work.js';
 import { RepoSessions } from '../runner/repo-sessions.js';
 import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from '../worktree/worktree-files.js';
-import { checkoutLane } from '../worktree/lane-checkout.js';
+import { checkoutLane, undoCutCheckout } from '../worktree/lane-checkout.js';
 import { addUnpopulated, dropStaleLane, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
 import {
   changedPaths,
@@ -56,12 +56,18 @@ export class LaneWorktrees implements WorktreePort {
     return existsSync(path);
   }
 
-  isClean(path: string): Promise<boolean> {
-    return isClean(path);
+  async isClean(path: string): Promise<boolean> {
+    // (a checkout by lanes cut short is taken back first: lane-checkout.ts undoCutCheckout)
+    return (await this.undoCut(path)) || isClean(path);
   }
 
   async isUnpopulated(path: string): Promise<boolean> {
-    return isUnpopulated(path);
+    return (await this.undoCut(path)) || isUnpopulated(path);
+  }
+
+  /** True when the lane was a checkout by lanes cut short, and holds nothing checked out now. */
+  private undoCut(path: string): Promise<boolean> {
+    return undoCutCheckout(this.sessions, path).catch(() => false);
   }
 
   branchTip(branch: string): Promise<string | null> {

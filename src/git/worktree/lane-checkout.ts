@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { writeNewFiles } from './file-writer-thread.js';
 import { join } from 'node:path';
 import type { RepoSessions } from '../runner/repo-sessions.js';
@@ -113,6 +114,7 @@ export async function checkoutLane(
   if (head !== commit && !(await sessions.refs.transaction([`update ${ref} ${commit} ${head}`])))
     return false;
   // From here on the lane's files (file-writer-thread.ts: nothing of them left on a failure).
+  writing.add(lanePath);
   try {
     const stats = await writeNewFiles(
       lanePath,
@@ -130,5 +132,61 @@ export async function checkoutLane(
     return true;
   } catch {
     return false; // (the lane gone meanwhile, or not writable)
+  } finally {
+    writing.delete(lanePath);
   }
+}
+
+/** The lanes whose files this process is writing now. */
+const writing = new Set<string>();
+
+/**
+ * A lane whose checkout by lanes was cut short (lanes killed while the worker wrote its files,
+ * or before the index was renamed into place): no index, and every file in it the blob its
+ * HEAD's tree has at that path. Such a lane is taken back to nothing checked out, its files
+ * removed (each is a committed blob: nothing of anyone's goes) and a lock of its index left
+ * by the cut with them; true when the lane was one. Anything else in it (a file of another
+ * content or name, a link) and it is left as it is: false, and it reads as a lane with changes.
+ */
+export async function undoCutCheckout(sessions: RepoSessions, lanePath: string): Promise<boolean> {
+  const gitDir = linkedGitDir(lanePath);
+  if (gitDir === null || writing.has(lanePath) || existsSync(join(gitDir, 'index'))) return false;
+  const names = readdirSync(lanePath).filter((name) => name !== '.git');
+  if (names.length === 0) return false; // (unpopulated: nothing cut)
+  const branch = linkedBranch(lanePath);
+  const head = branch !== null ? await sessions.branchTip(branch) : null;
+  const tree = head !== null ? (await sessions.objects.commit(head))?.tree : undefined;
+  const listed = tree ? await listTree(sessions, tree) : null;
+  if (!listed) return false;
+  const blobs = new Map(listed.files.map((f) => [f.path, f]));
+  const folders = new Set(listed.folders);
+  const found: string[] = [];
+  const files: [string, Buffer][] = [];
+  const walk = (dir: string, prefix: string): boolean =>
+    readdirSync(dir, { withFileTypes: true }).every((entry) => {
+      if (prefix === '' && entry.name === '.git') return true;
+      const path = prefix + entry.name;
+      found.push(path);
+      if (entry.isDirectory()) return folders.has(path) && walk(join(dir, entry.name), `${path}/`);
+      if (!entry.isFile() || !blobs.has(path)) return false;
+      files.push([path, readFileSync(join(dir, entry.name))]);
+      return true;
+    });
+  if (!walk(lanePath, '')) return false;
+  // (a file cut while it was written holds the start of its blob)
+  for (const [path, content] of files) {
+    const sha = blobs.get(path)!.sha;
+    if (blobName(content) === sha) continue;
+    const blob = await readBlob(sessions, sha);
+    if (!blob || content.length >= blob.length || !blob.subarray(0, content.length).equals(content))
+      return false;
+  }
+  for (const path of found.reverse()) rmSync(join(lanePath, path), { recursive: true, force: true });
+  rmSync(join(gitDir, 'index.lock'), { force: true });
+  return true;
+}
+
+/** The object name git gives `content` as a blob (SHA-1). */
+function blobName(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
