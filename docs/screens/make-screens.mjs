@@ -150,16 +150,8 @@ export async function captureScreens(cols, rows) {
       'wave 1 at work',
       60_000,
     );
-    term.keys('?');
-    shots.help = await term.waitFor(/keys \(1-/, 'the help');
-    shots.helpPages = [shots.help];
-    for (let top = 2; !/end · any other key closes/.test(shots.helpPages.at(-1)); top++) {
-      if (top > 60) throw new Error(`the help does not reach its end:\n${shots.helpPages.at(-1)}`);
-      term.keys('j');
-      shots.helpPages.push(await term.waitFor(new RegExp(`keys \\(${top}-`), 'the help to scroll', 10_000));
-    }
-    term.keys('Escape');
-    await term.waitFor(/^(?![\s\S]*any other key closes)/, 'the help to close', 10_000);
+    // The grid first: it needs wave 1 still at work, and the tour of the help's pages can
+    // outlast that on a loaded machine (CI saw the grid never come).
     term.keys('g');
     // The panes take the grid's size a moment after it opens: until then a line printed at
     // the single pane's width is cut (…) where, resized, it wraps. The capture waits for that.
@@ -170,6 +162,16 @@ export async function captureScreens(cols, rows) {
     );
     term.keys('g');
     await term.waitFor(/^(?![\s\S]*╮╭)/, 'the grid to close', 10_000);
+    term.keys('?');
+    shots.help = await term.waitFor(/keys \(1-/, 'the help');
+    shots.helpPages = [shots.help];
+    for (let top = 2; !/end · any other key closes/.test(shots.helpPages.at(-1)); top++) {
+      if (top > 60) throw new Error(`the help does not reach its end:\n${shots.helpPages.at(-1)}`);
+      term.keys('j');
+      shots.helpPages.push(await term.waitFor(new RegExp(`keys \\(${top}-`), 'the help to scroll', 10_000));
+    }
+    term.keys('Escape');
+    await term.waitFor(/^(?![\s\S]*any other key closes)/, 'the help to close', 10_000);
 
     // index asks for a word: select it, attach, answer, detach.
     await term.waitFor(/^[› ] index +enrolled +waiting/m, 'index waiting', 240_000);

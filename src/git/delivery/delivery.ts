@@ -46,7 +46,7 @@ export async function findDelivery(
   branch: string,
   t: DeliveryTrailers,
 ): Promise<string | null> {
-  const tip = await sessions.objects.resolve(`refs/heads/${branch}^{commit}`);
+  const tip = await sessions.branchTip(branch);
   if (!tip || tip === t.base) return null;
   const info = await sessions.objects.commit(tip);
   if (!info || info.parents.length !== 1 || info.parents[0] !== t.base || !matches(info.trailers, t))
@@ -249,7 +249,7 @@ export async function commitDelivery(
       deliveryMessage(goal, t),
     );
     const ref = `refs/heads/${branch}`;
-    const tip = await sessions.objects.resolve(`${ref}^{commit}`);
+    const tip = await sessions.branchTip(branch);
     if (!tip || !(await sessions.refs.compareAndSwap(ref, commit, tip)))
       throw new LanesError(
         'lane_branch_moved',

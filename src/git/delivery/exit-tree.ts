@@ -56,7 +56,7 @@ export async function readExitTree(
     // (a copy of the lane's index keeps the stat data of every file that did not change)
     copyIndex(join(gitDir, 'index'), built.index);
     built.tree = await addAndWriteTree(lanePath, built.index, 'all', {
-      trees: sessions.trees,
+      sessions,
       oidBytes: base.length / 2,
     });
     const baseTree = (await sessions.objects.commit(base))?.tree;

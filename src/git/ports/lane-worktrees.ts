@@ -9,6 +9,7 @@ import { readLaneStatus } from '../worktree/lane-status.js';
 import { keepLaneWork } from '../delivery/lane-work.js';
 import { RepoSessions } from '../runner/repo-sessions.js';
 import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from '../worktree/worktree-files.js';
+import { checkoutLane, undoCutCheckout } from '../worktree/lane-checkout.js';
 import { addUnpopulated, dropStaleLane, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
 import {
   changedPaths,
@@ -55,12 +56,18 @@ export class LaneWorktrees implements WorktreePort {
     return existsSync(path);
   }
 
-  isClean(path: string): Promise<boolean> {
-    return isClean(path);
+  async isClean(path: string): Promise<boolean> {
+    // (a checkout by lanes cut short is taken back first: lane-checkout.ts undoCutCheckout)
+    return (await this.undoCut(path)) || isClean(path);
   }
 
   async isUnpopulated(path: string): Promise<boolean> {
-    return isUnpopulated(path);
+    return (await this.undoCut(path)) || isUnpopulated(path);
+  }
+
+  /** True when the lane was a checkout by lanes cut short, and holds nothing checked out now. */
+  private undoCut(path: string): Promise<boolean> {
+    return undoCutCheckout(this.sessions, path).catch(() => false);
   }
 
   branchTip(branch: string): Promise<string | null> {
@@ -73,8 +80,11 @@ export class LaneWorktrees implements WorktreePort {
 
   async headOf(path: string): Promise<string | null> {
     const gitDir = linkedGitDir(path);
-    return gitDir === null
-      ? resolveCommit(path, 'HEAD')
+    if (gitDir === null) return resolveCommit(path, 'HEAD');
+    // (a lane on its branch: the branch's tip, from its file where it can: loose-refs.ts)
+    const branch = linkedBranch(path);
+    return branch !== null
+      ? this.sessions.branchTip(branch)
       : this.sessions.objects.resolve(linkedHeadRef(gitDir));
   }
 
@@ -96,7 +106,7 @@ export class LaneWorktrees implements WorktreePort {
     // (and its `symbolic-ref`); a checkout is the `reset --hard` git's add would start.
     const common = made ? this.plainCommonDir : null;
     if (common !== null && addUnpopulated(common, path, branch)) {
-      if (!checkout) return null;
+      if (!checkout || (await checkoutLane(this.sessions, common, path, base))) return null;
       const reset = await git(path, ['reset', '--hard', '--no-recurse-submodules', '--quiet'], {
         okCodes: [1, 128],
       });
@@ -116,7 +126,11 @@ export class LaneWorktrees implements WorktreePort {
     // `reset --keep` refuses when a file it would change has changes of the lane's own. A
     // lane with nothing in it yet has no index: --keep would leave it empty, --hard checks it
     // out (and there is nothing of anyone's in it to lose).
-    const mode = isUnpopulated(path) ? '--hard' : '--keep';
+    const unpopulated = isUnpopulated(path);
+    const common = unpopulated ? this.plainCommonDir : null;
+    const done = common !== null ? await checkoutLane(this.sessions, common, path, base) : null;
+    if (done !== null) return done;
+    const mode = unpopulated ? '--hard' : '--keep';
     const moved = await git(path, ['reset', mode, '--quiet', base], { okCodes: [1, 128] });
     return moved.exitCode === 0;
   }

@@ -1,12 +1,14 @@
+import { BlobWriter } from './blob-writer.js';
 import { CommitWriter, readIdentity } from './commit-writer.js';
 import type { Identity } from './commit-writer.js';
 import { isAncestor } from './commits.js';
+import { LooseRefs } from './loose-refs.js';
 import { ObjectReader } from './object-reader.js';
 import { RefUpdater } from './ref-updater.js';
 import { TreeWriter } from './tree-writer.js';
 
-// The long-lived git processes of one repository (object reads, ref transactions, commit
-// and tree writes), shared by everything in lanes that works on that repository, and the identity
+// The long-lived git processes of one repository (object reads, ref transactions, commit,
+// tree and blob writes), shared by everything in lanes that works on that repository, and the identity
 // its commits get. Each process starts on first use; all end when lanes exits.
 
 export class RepoSessions {
@@ -31,6 +33,8 @@ export class RepoSessions {
   readonly refs: RefUpdater;
   readonly commits: CommitWriter;
   readonly trees: TreeWriter;
+  readonly blobs: BlobWriter;
+  private readonly looseRefs: LooseRefs;
   private identity: Promise<Identity> | null = null;
 
   private constructor(readonly root: string) {
@@ -39,9 +43,15 @@ export class RepoSessions {
     // What lanes writes, it can read again without asking git.
     this.commits = new CommitWriter(root, (sha, text) => this.objects.rememberCommit(sha, text));
     this.trees = new TreeWriter(root, (sha, entries) => this.objects.rememberTree(sha, entries));
+    this.blobs = new BlobWriter(root);
+    this.looseRefs = new LooseRefs(root);
   }
 
-  branchTip(branch: string): Promise<string | null> {
+  /** The commit a branch is at (`refs/heads/<branch>^{commit}`), or null when there is no such branch. */
+  async branchTip(branch: string): Promise<string | null> {
+    // (from its loose file when that names a commit: loose-refs.ts; a commit read once is known)
+    const loose = this.looseRefs.branchTip(branch);
+    if (loose !== null && (await this.objects.commit(loose)) !== null) return loose;
     return this.objects.resolve(`refs/heads/${branch}^{commit}`);
   }
 
@@ -72,5 +82,6 @@ export class RepoSessions {
     this.refs.close();
     this.commits.close();
     this.trees.close();
+    this.blobs.close();
   }
 }

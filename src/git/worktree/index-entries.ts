@@ -43,6 +43,9 @@ export interface IndexRead {
   rootTree: string | null;
   /** The cached tree (the TREE extension) as it is in the file, when there is one. */
   treeExtension: Buffer | null;
+  version: number;
+  /** The names of its extensions, in the file's order. */
+  extensions: string[];
 }
 
 /**
@@ -123,8 +126,10 @@ function parseIndex(
   // Extensions follow the entries (4-byte name, 32-bit size), then the checksum.
   let rootTree: string | null = null;
   let treeExtension: Buffer | null = null;
+  const extensions: string[] = [];
   while (off + 8 <= buf.length - oidBytes) {
     const name = buf.toString('latin1', off, off + 4);
+    extensions.push(name);
     const size = buf.readUInt32BE(off + 4);
     if (name === 'link') return null;
     if (name === 'TREE') {
@@ -133,7 +138,7 @@ function parseIndex(
     }
     off += 8 + size;
   }
-  return { entries, rootTree, treeExtension };
+  return { entries, rootTree, treeExtension, version, extensions };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { copyFileSync, statSync, utimesSync } from 'node:fs';
 import { git, gitLine } from '../runner/git.js';
-import type { TreeWriter } from '../runner/tree-writer.js';
+import type { RepoSessions } from '../runner/repo-sessions.js';
+import { stageWholeLane } from './lane-staging.js';
 import { writeIndexTree } from './index-tree.js';
 
 // A lane's private index (GIT_INDEX_FILE): a copy of its own index that lanes stages into
@@ -23,18 +24,22 @@ export function copyIndex(from: string, to: string): void {
 
 /**
  * `git add -A` of `paths` (or of the whole lane) into the private index, then its tree
- * (written through `trees` when given and index-tree.ts can: no write-tree process).
+ * (staged by lanes and written through the repository's tree writer where they can: no
+ * `add` or `write-tree` process).
  */
 export async function addAndWriteTree(
   lanePath: string,
   index: string,
   paths: readonly string[] | 'all',
-  through?: { trees: TreeWriter; oidBytes: number },
+  through?: { sessions: RepoSessions; oidBytes: number },
 ): Promise<string> {
   const env = { GIT_INDEX_FILE: index };
-  if (paths === 'all') await git(lanePath, ['add', '-A'], { env });
-  else if (paths.length > 0)
+  if (paths === 'all') {
+    // (the whole lane staged by lanes where it can: lane-staging.ts)
+    const staged = through && (await stageWholeLane(through.sessions, lanePath, index).catch(() => false));
+    if (!staged) await git(lanePath, ['add', '-A'], { env });
+  } else if (paths.length > 0)
     await git(lanePath, ['--literal-pathspecs', 'add', '-A', '--', ...paths], { env });
-  const written = through ? await writeIndexTree(through.trees, index, through.oidBytes) : null;
+  const written = through ? await writeIndexTree(through.sessions.trees, index, through.oidBytes) : null;
   return written ?? gitLine(lanePath, ['write-tree'], { env });
 }
