@@ -12,6 +12,11 @@ export class BlobWriter {
     this.session = new GitSession(cwd, ['hash-object', '-w', '--no-filters', '--stdin-paths']);
   }
 
+  /** Starts git now (RepoSessions.warm). */
+  warm(): void {
+    this.session.warm();
+  }
+
   close(): void {
     this.session.close();
   }

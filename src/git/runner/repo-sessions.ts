@@ -8,8 +8,8 @@ import { RefUpdater } from './ref-updater.js';
 import { TreeWriter } from './tree-writer.js';
 
 // The long-lived git processes of one repository (object reads, ref transactions, commit,
-// tree and blob writes), shared by everything in lanes that works on that repository, and the identity
-// its commits get. Each process starts on first use; all end when lanes exits.
+// tree and blob writes), shared by everything in lanes that works on that repository, and
+// the identity its commits get. Each process starts on first use; all end when lanes exits.
 
 export class RepoSessions {
   private static readonly byRoot = new Map<string, RepoSessions>();
@@ -75,6 +75,7 @@ export class RepoSessions {
     this.refs.warm();
     this.commits.warm();
     this.trees.warm();
+    this.blobs.warm();
   }
 
   close(): void {
