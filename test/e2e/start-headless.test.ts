@@ -107,8 +107,8 @@ describe('lanes start --headless of a local batch', () => {
     expect(lines.filter((line) => / rev-parse .*--verify\b/.test(line))).toEqual([]);
     expect(lines.filter((line) => / cat-file --batch-command$/.test(line))).toHaveLength(1);
     // The long-lived processes start during the preflight (before the batch branch is made),
-    // and the identity is read before the first lane's exit is staged, not when its delivery
-    // waits for it.
+    // and the identity is read when the batch starts, not when the first delivery waits for
+    // it; the lane is checked out and its exit staged by lanes (no `reset --hard`, no `add -A`).
     const first = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
     const branchMade = first(/ update-ref refs\/heads\/batch\/strange /);
     expect(branchMade).toBeGreaterThan(0);
@@ -116,11 +116,15 @@ describe('lanes start --headless of a local batch', () => {
       / mktree -z --batch$/,
       / hash-object -w -t commit --stdin-paths$/,
       / update-ref --stdin$/,
+      / hash-object -w --no-filters --stdin-paths$/,
     ];
     for (const session of sessions) expect(first(session), session.source).toBeGreaterThan(0);
     for (const session of sessions) expect(first(session), session.source).toBeLessThan(branchMade);
     expect(first(/ var GIT_AUTHOR_IDENT$/)).toBeGreaterThan(0);
-    expect(first(/ var GIT_AUTHOR_IDENT$/)).toBeLessThan(first(/ add -A$/));
+    // (before the first lane is checked out: its settings' read, once a batch, is `config --list`)
+    expect(first(/ var GIT_AUTHOR_IDENT$/)).toBeLessThan(first(/ config --list -z$/));
+    expect(lines.filter((line) => / config --list -z$/.test(line))).toHaveLength(1);
+    expect(lines.filter((line) => / (add -A|reset --hard)\b/.test(line))).toEqual([]);
     expect(existsSync(stranger)).toBe(true);
   });
 });

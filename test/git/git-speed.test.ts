@@ -78,6 +78,7 @@ describe('long-lived git sessions', () => {
         .sort();
     expect(running()).toEqual([
       'cat-file --batch-command',
+      'hash-object -w --no-filters --stdin-paths',
       'hash-object -w -t commit --stdin-paths',
       'mktree -z --batch',
       'update-ref --stdin',
@@ -86,7 +87,7 @@ describe('long-lived git sessions', () => {
     expect(await sessions.refs.compareAndSwap('refs/heads/warm', head, '0'.repeat(40))).toBe(true);
     const tree = (await sessions.objects.commit(head))!.tree;
     expect(await sessions.trees.write(await sessions.objects.tree(tree).then((t) => t!))).toBe(tree);
-    expect(running()).toHaveLength(4); // (the same processes: none started again)
+    expect(running()).toHaveLength(5); // (the same processes: none started again)
   });
 
   it('compare-and-swap: moves only from the expected value, and goes on after a refusal', async () => {
