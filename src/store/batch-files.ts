@@ -7,6 +7,7 @@ import type { CoordinatorStorePort, KernelRead, WayOutRequest } from '../core/po
 import type { BatchRecord } from '../core/records/record.js';
 import type { Report } from '../core/records/report.js';
 import { BatchStore } from './batch-store.js';
+import { deepFreeze } from './frozen.js';
 import { Journal } from './journal.js';
 import type { JournalEvent } from './journal.js';
 import { pendingRequests, removeRequest } from './requests.js';
@@ -50,8 +51,8 @@ export class BatchFiles implements CoordinatorStorePort {
     this.store.write(record);
   }
 
-  /** The last plan text parsed, its plan and digest: every tick reads the plan, which rarely changes (each reader gets its own copy). */
-  private parsedPlan: { text: string; plan: string; digest: string; stamp: FileStamp } | null = null;
+  /** The last plan text parsed, its plan (frozen: store/frozen.ts) and digest: every tick reads the plan, which rarely changes. */
+  private parsedPlan: { text: string; plan: Plan; digest: string; stamp: FileStamp } | null = null;
 
   /** The plan as confirmed; its digest must match the record's. */
   readPlan(): Plan {
@@ -62,13 +63,13 @@ export class BatchFiles implements CoordinatorStorePort {
       const parsed = parsePlanText(read.text, this.planPath, null); // (the confirmed plan is always JSON)
       this.parsedPlan = {
         text: read.text,
-        plan: JSON.stringify(parsed),
+        plan: deepFreeze(parsed),
         digest: planDigest(parsed),
         stamp: read.stamp,
       };
     } else if (read !== 'same') this.parsedPlan!.stamp = read.stamp;
     const { digest } = this.parsedPlan!;
-    const plan = JSON.parse(this.parsedPlan!.plan) as Plan;
+    const plan = this.parsedPlan!.plan;
     const recorded = this.store.planDigest(this.batchId);
     if (recorded !== null && digest !== recorded)
       throw new LanesError(

@@ -10,6 +10,7 @@ import { batchesDir, batchPaths } from './state-dir.js';
 import { assertNoSymlink, readStateFile, readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
 import type { FileStamp } from './safe-fs.js';
 import { RecordCheck } from './record-check.js';
+import { deepFreeze } from './frozen.js';
 
 // Batch records and reports on disk. A record is validated (shape and every invariant)
 // on each read and before each write; an invalid file on disk is never overwritten.
@@ -51,13 +52,14 @@ export class BatchStore {
 
   /**
    * The last record text read or written and what it parsed to: a tick reads the record
-   * several times and it changes only when written, so the same text is validated once
-   * (each reader gets its own copy).
+   * several times and it changes only when written, so the same text is validated and
+   * parsed once (every reader gets the same frozen object).
    */
   private lastRead: {
     path: string;
     text: string;
-    parsed: string;
+    /** What it parsed to, frozen (store/frozen.ts): every reader gets this one; read from `text` when first asked. */
+    parsed: BatchRecord | null;
     planDigest: string;
     /** The file's stamp when it held `text`: while it still has it, the file is not read again. */
     stamp: FileStamp;
@@ -76,10 +78,15 @@ export class BatchStore {
   /** The record, or null when the batch has none. Throws state_invalid for a bad file. */
   read(batchId: string): BatchRecord | null {
     const found = this.validated(this.paths(batchId).record, batchId);
-    return found === null ? null : (JSON.parse(found.parsed) as BatchRecord);
+    if (found === null) return null;
+    found.parsed ??= deepFreeze(JSON.parse(found.text) as BatchRecord);
+    return found.parsed;
   }
 
-  private validated(path: string, batchId: string): { parsed: string; planDigest: string } | null {
+  private validated(
+    path: string,
+    batchId: string,
+  ): { text: string; parsed: BatchRecord | null; planDigest: string } | null {
     const read = this.readText(path);
     if (read === null) return null;
     if (read === 'same') return this.lastRead!;
@@ -91,7 +98,7 @@ export class BatchStore {
     this.lastRead = {
       path,
       text: read.text,
-      parsed: JSON.stringify(record),
+      parsed: deepFreeze(record),
       planDigest: record.plan_digest,
       stamp: read.stamp,
     };
@@ -118,7 +125,7 @@ export class BatchStore {
     this.lastRead = {
       path,
       text,
-      parsed: text, // (a valid record parses to itself: record-check.ts)
+      parsed: null, // (a valid record parses to itself, record-check.ts: read from the text when asked)
       planDigest: record.plan_digest,
       stamp,
     };
