@@ -7,7 +7,7 @@ import type { CoordinatorStorePort, KernelRead, WayOutRequest } from '../core/po
 import type { BatchRecord } from '../core/records/record.js';
 import type { Report } from '../core/records/report.js';
 import { BatchStore } from './batch-store.js';
-import { deepFreeze } from './frozen.js';
+import { deepFreeze } from '../core/basics/frozen.js';
 import { Journal } from './journal.js';
 import type { JournalEvent } from './journal.js';
 import { pendingRequests, removeRequest } from './requests.js';
@@ -51,7 +51,7 @@ export class BatchFiles implements CoordinatorStorePort {
     this.store.write(record);
   }
 
-  /** The last plan text parsed, its plan (frozen: store/frozen.ts) and digest: every tick reads the plan, which rarely changes. */
+  /** The last plan text parsed, its plan (frozen: core/basics/frozen.ts) and digest: every tick reads the plan, which rarely changes. */
   private parsedPlan: { text: string; plan: Plan; digest: string; stamp: FileStamp } | null = null;
 
   /** The plan as confirmed; its digest must match the record's. */

@@ -10,7 +10,7 @@ import { batchesDir, batchPaths } from './state-dir.js';
 import { assertNoSymlink, readStateFile, readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
 import type { FileStamp } from './safe-fs.js';
 import { RecordCheck } from './record-check.js';
-import { deepFreeze } from './frozen.js';
+import { deepFreeze } from '../core/basics/frozen.js';
 
 // Batch records and reports on disk. A record is validated (shape and every invariant)
 // on each read and before each write; an invalid file on disk is never overwritten.
@@ -58,7 +58,7 @@ export class BatchStore {
   private lastRead: {
     path: string;
     text: string;
-    /** What it parsed to, frozen (store/frozen.ts): every reader gets this one; read from `text` when first asked. */
+    /** What it parsed to, frozen (core/basics/frozen.ts): every reader gets this one; read from `text` when first asked. */
     parsed: BatchRecord | null;
     planDigest: string;
     /** The file's stamp when it held `text`: while it still has it, the file is not read again. */
