@@ -70,6 +70,22 @@ describe('BatchStore', () => {
     expect(store.read('nope')).toBeNull();
   });
 
+  it('hands every reader the same record, frozen: a change by one reader throws, the file is read again once it changed', () => {
+    const store = new BatchStore(join(tempDir(), 'lanes'));
+    const record = preparedRecord('b1');
+    store.write(record);
+    const read = store.read('b1')!;
+    expect(store.read('b1')).toBe(read);
+    expect(() => {
+      (read.children[0] as { state: string }).state = 'integrated';
+    }).toThrow(TypeError);
+    expect(() => (read.commits as string[]).push(SHA(9))).toThrow(TypeError);
+    expect(Object.isFrozen(record)).toBe(false); // (what the writer handed in stays its own)
+    store.write({ ...record, max_parallel: 3 });
+    expect(store.read('b1')).not.toBe(read);
+    expect(store.read('b1')!.max_parallel).toBe(3);
+  });
+
   it('refuses to write a record that breaks an invariant, and writes nothing', () => {
     const stateDir = join(tempDir(), 'lanes');
     const store = new BatchStore(stateDir);
