@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { partsOf } from '../helpers/module-parts.js';
 import { CLI, makeRepo, tempDir } from '../helpers/repo.js';
 import { Tmux, terminalEnv } from '../helpers/tmux.js';
 import { until } from '../helpers/until.js';
@@ -22,15 +23,6 @@ const PARTS: [string, RegExp][] = [
   ["React's development build", /react(-reconciler)?\.development\.js/],
   ['the batch store (where no batch was made yet)', /\bvar BatchStore = class\b|\bclass BatchStore\b/],
 ];
-
-function partsOf(url: string): string[] {
-  if (url.includes('/node_modules/node-pty/')) return ['node-pty'];
-  if (!url.startsWith('file:')) return [];
-  const path = fileURLToPath(url);
-  if (!path.endsWith('.js') || !existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  return PARTS.filter(([, mark]) => mark.test(text)).map(([name]) => name);
-}
 
 let tmux: Tmux | null = null;
 afterEach(async () => {
@@ -71,7 +63,9 @@ describe('lanes start, first frame', () => {
     );
     const before = lines.slice(0, lines.indexOf('FRAME'));
     expect(before.some((url) => url.endsWith('/lanes/main.js'))).toBe(true);
-    const loaded = before.flatMap((url) => partsOf(url).map((part) => `${part} (${url.split('/').pop()})`));
+    const loaded = before.flatMap((url) =>
+      partsOf(url, PARTS).map((part) => `${part} (${url.split('/').pop()})`),
+    );
     expect(loaded).toEqual([]);
     await tmux.keys('n');
     await tmux.waitFor(/not confirmed; nothing was written[\s\S]*EXIT=2/, 20_000);

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { partsOf } from '../helpers/module-parts.js';
 import { CLI, git, makeRepo, tempDir } from '../helpers/repo.js';
 
 // What `lanes start --yes --headless` of a local batch does before its first tick
@@ -16,15 +17,6 @@ const PARTS: [string, RegExp][] = [
   ["xterm's parser", /"xterm\.js: "/],
   ["the machines' pool", /\bvar MachinePool = class\b|\bclass MachinePool\b/],
 ];
-
-function partsOf(url: string): string[] {
-  if (url.includes('/node_modules/node-pty/')) return ['node-pty'];
-  if (!url.startsWith('file:')) return [];
-  const path = fileURLToPath(url);
-  if (!path.endsWith('.js') || !existsSync(path)) return [];
-  const text = readFileSync(path, 'utf8');
-  return PARTS.filter(([, mark]) => mark.test(text)).map(([name]) => name);
-}
 
 function planFile(dir: string, batch: string): string {
   const plan = join(dir, `${batch}.json`);
@@ -68,9 +60,9 @@ describe('lanes start --headless of a local batch', () => {
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const urls = readFileSync(log, 'utf8').trim().split('\n');
     expect(urls.some((url) => url.endsWith('/lanes/main.js'))).toBe(true);
-    expect(urls.flatMap((url) => partsOf(url).map((part) => `${part} (${url.split('/').pop()})`))).toEqual(
-      [],
-    );
+    expect(
+      urls.flatMap((url) => partsOf(url, PARTS).map((part) => `${part} (${url.split('/').pop()})`)),
+    ).toEqual([]);
   });
 
   it('asks git only what its files cannot tell, and early: a stranger under the lanes root is reported without `git worktree list`, the commits are read by one `cat-file`, the long-lived processes and the identity come before they are waited for', async () => {

@@ -38,17 +38,21 @@ function lines(rows: LaneRow[], width: number, selected = 0): string[] {
 
 const rowOf = (out: string[], id: string) => out.find((l) => l.slice(2).startsWith(`${id} `))!;
 
+/** A live lane with a tag, a QA failure and tokens. */
+const liveLane = () =>
+  row('a', {
+    state: 'enrolled',
+    attempt: 2,
+    qaFailures: 1,
+    startedAt: 0,
+    usage: used(200, 23),
+    health: DRIFT,
+  });
+
 describe('a lane’s row at 80 columns', () => {
   it('a live lane with a tag, QA failures and tokens keeps the tokens whole', () => {
     // (the scripted model server's few tokens an answer: exact figures, not "3.9k")
-    const live = row('a', {
-      state: 'enrolled',
-      attempt: 2,
-      qaFailures: 1,
-      startedAt: 0,
-      usage: used(200, 23),
-      health: DRIFT,
-    });
+    const live = liveLane();
     const out = lines(
       [live, row('b'), row('c', { state: 'enrolled', attempt: 1, startedAt: 0 })],
       laneListWidth(80),
@@ -89,14 +93,7 @@ describe('a lane’s row at 80 columns', () => {
   });
 
   it('a wide list (96 columns and up) is as before: the whole tag, the word "tok" and the time where they fit', () => {
-    const live = row('a', {
-      state: 'enrolled',
-      attempt: 2,
-      qaFailures: 1,
-      startedAt: 0,
-      usage: used(200, 23),
-      health: DRIFT,
-    });
+    const live = liveLane();
     const done = row('b', {
       state: 'released',
       attempt: 1,
