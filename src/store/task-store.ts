@@ -4,6 +4,7 @@ import { formatIssues } from '../core/basics/issues.js';
 import { kernelRecordSchema } from '../core/records/kernel.js';
 import type { KernelRecord } from '../core/records/kernel.js';
 import type { KernelRead } from '../core/ports/store-port.js';
+import { deepFreeze } from '../core/basics/frozen.js';
 import { batchPaths } from './state-dir.js';
 import { readStateFileStamped, writeStateFileAtomic } from './safe-fs.js';
 import type { FileStamp } from './safe-fs.js';
@@ -28,9 +29,10 @@ export class TaskStore {
 
   /**
    * Each kernel record this store read or wrote, validated, by the file's stamp: every tick
-   * reads the records of the lanes in flight, which change only when written.
+   * reads the records of every lane it had, which change only when written. Handed to every
+   * reader as one frozen object (core/basics/frozen.ts).
    */
-  private readonly known = new Map<string, { stamp: FileStamp; json: string }>();
+  private readonly known = new Map<string, { stamp: FileStamp; record: KernelRecord }>();
 
   read(taskId: string): KernelRead {
     const known = this.known.get(taskId) ?? null;
@@ -40,14 +42,15 @@ export class TaskStore {
     } catch (error) {
       return { kind: 'unreadable', why: (error as Error).message };
     }
-    if (read === 'same') return { kind: 'ok', record: JSON.parse(known!.json) as KernelRecord };
+    if (read === 'same') return { kind: 'ok', record: known!.record };
     this.known.delete(taskId);
     if (read === null) return { kind: 'missing' };
     try {
       const parsed = kernelRecordSchema.safeParse(JSON.parse(read.text));
       if (!parsed.success) return { kind: 'unreadable', why: formatIssues(parsed.error).join('; ') };
-      this.known.set(taskId, { stamp: read.stamp, json: JSON.stringify(parsed.data) });
-      return { kind: 'ok', record: parsed.data };
+      const record = deepFreeze(parsed.data);
+      this.known.set(taskId, { stamp: read.stamp, record });
+      return { kind: 'ok', record };
     } catch (error) {
       return { kind: 'unreadable', why: `not valid JSON: ${(error as Error).message}` };
     }
@@ -66,6 +69,6 @@ export class TaskStore {
       this.path(record.task_id),
       `${JSON.stringify(parsed.data, null, 2)}\n`,
     );
-    this.known.set(record.task_id, { stamp, json: JSON.stringify(parsed.data) });
+    this.known.set(record.task_id, { stamp, record: deepFreeze(parsed.data) });
   }
 }

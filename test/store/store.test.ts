@@ -301,3 +301,29 @@ describe('durability follows git (store/durability.ts)', () => {
     expect(stateFlush(all)).toBe(true);
   });
 });
+
+describe('TaskStore', () => {
+  it('hands every reader the same kernel record, frozen, and reads it again once the file changed', () => {
+    const stateDir = join(tempDir(), 'lanes');
+    const tasks = new TaskStore(stateDir, 'b1');
+    const kernel = newKernelRecord({
+      batchId: 'b1',
+      taskId: 'T1',
+      runId: 'run-1',
+      lanePath: '/lanes/T1',
+      baseHead: SHA(1),
+      reviewRequired: false,
+      now: '2026-12-01T10:00:00.000Z',
+    });
+    tasks.write(kernel);
+    const read = tasks.read('T1');
+    if (read.kind !== 'ok') throw new Error(read.kind);
+    expect(tasks.read('T1')).toEqual(read);
+    expect((tasks.read('T1') as typeof read).record).toBe(read.record);
+    expect(() => (read.record.attempts as unknown[]).push({})).toThrow(TypeError);
+    expect(Object.isFrozen(kernel)).toBe(false); // (what the writer handed in stays its own)
+    tasks.write({ ...kernel, run_id: 'run-2' });
+    const again = tasks.read('T1');
+    expect(again.kind === 'ok' && again.record.run_id).toBe('run-2');
+  });
+});
