@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { writeNewFiles } from './file-writer-thread.js';
 import { join } from 'node:path';
 import type { RepoSessions } from '../runner/repo-sessions.js';
 import { plainSettings } from './checkout-settings.js';
+import { writeNewFiles } from './file-writer-thread.js';
 import { writeIndexFile } from './index-writer.js';
 import type { CachedFolder, CheckedOutFile } from './index-writer.js';
 import { isUnpopulated, linkedBranch, linkedGitDir } from './worktree-files.js';
