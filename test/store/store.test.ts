@@ -26,6 +26,19 @@ import { preparedRecord, SHA } from '../helpers/records.js';
 import { git, makeRepo, snapshotTree, tempDir } from '../helpers/repo.js';
 import { until } from '../helpers/until.js';
 
+/** A new kernel record of batch b1 for `taskId`. */
+function kernelOf(taskId: string) {
+  return newKernelRecord({
+    batchId: 'b1',
+    taskId,
+    runId: 'run-1',
+    lanePath: `/lanes/${taskId}`,
+    baseHead: SHA(1),
+    reviewRequired: false,
+    now: '2026-12-01T10:00:00.000Z',
+  });
+}
+
 function report(record: BatchRecord, overrides: Partial<Report> = {}): Report {
   return {
     batch_id: record.batch_id,
@@ -125,15 +138,7 @@ describe('BatchStore', () => {
     renameSync(`${path}.new`, path); // (a new inode)
     expect(store.read('b1')?.max_parallel).toBe(5);
     const kernels = new TaskStore(stateDir, 'b1');
-    const kernel = newKernelRecord({
-      batchId: 'b1',
-      taskId: 'c1',
-      runId: 'run-1',
-      lanePath: '/lanes/c1',
-      baseHead: SHA(1),
-      reviewRequired: false,
-      now: '2026-12-01T10:00:00.000Z',
-    });
+    const kernel = kernelOf('c1');
     kernels.write(kernel);
     expect(kernels.read('c1')).toEqual({ kind: 'ok', record: kernel });
     const kernelPath = kernels.path('c1');
@@ -306,15 +311,7 @@ describe('TaskStore', () => {
   it('hands every reader the same kernel record, frozen, and reads it again once the file changed', () => {
     const stateDir = join(tempDir(), 'lanes');
     const tasks = new TaskStore(stateDir, 'b1');
-    const kernel = newKernelRecord({
-      batchId: 'b1',
-      taskId: 'T1',
-      runId: 'run-1',
-      lanePath: '/lanes/T1',
-      baseHead: SHA(1),
-      reviewRequired: false,
-      now: '2026-12-01T10:00:00.000Z',
-    });
+    const kernel = kernelOf('T1');
     tasks.write(kernel);
     const read = tasks.read('T1');
     if (read.kind !== 'ok') throw new Error(read.kind);
