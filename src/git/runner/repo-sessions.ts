@@ -71,18 +71,15 @@ export class RepoSessions {
    * reads), their forks cost it nothing, and the first lane's delivery does not wait for them.
    */
   warm(): void {
-    this.objects.warm();
-    this.refs.warm();
-    this.commits.warm();
-    this.trees.warm();
-    this.blobs.warm();
+    for (const session of this.processes()) session.warm();
   }
 
   close(): void {
-    this.objects.close();
-    this.refs.close();
-    this.commits.close();
-    this.trees.close();
-    this.blobs.close();
+    for (const session of this.processes()) session.close();
+  }
+
+  /** Every long-lived git process of the repository (each starts on first use or warm). */
+  private processes() {
+    return [this.objects, this.refs, this.commits, this.trees, this.blobs];
   }
 }

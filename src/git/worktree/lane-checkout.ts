@@ -6,7 +6,7 @@ import { plainSettings } from './checkout-settings.js';
 import { writeNewFiles } from './file-writer-thread.js';
 import { writeIndexFile } from './index-writer.js';
 import type { CachedFolder, CheckedOutFile } from './index-writer.js';
-import { isUnpopulated, linkedBranch, linkedGitDir } from './worktree-files.js';
+import { isUnpopulated, linkedBranch, linkedGitDir, worktreeEntries } from './worktree-files.js';
 
 // `git reset --hard <commit>` of a lane with nothing checked out yet (made with
 // `--no-checkout`, worktree-files.ts isUnpopulated) without its process: the branch moved
@@ -151,8 +151,7 @@ const writing = new Set<string>();
 export async function undoCutCheckout(sessions: RepoSessions, lanePath: string): Promise<boolean> {
   const gitDir = linkedGitDir(lanePath);
   if (gitDir === null || writing.has(lanePath) || existsSync(join(gitDir, 'index'))) return false;
-  const names = readdirSync(lanePath).filter((name) => name !== '.git');
-  if (names.length === 0) return false; // (unpopulated: nothing cut)
+  if (readdirSync(lanePath).every((name) => name === '.git')) return false; // (unpopulated: nothing cut)
   const branch = linkedBranch(lanePath);
   const head = branch !== null ? await sessions.branchTip(branch) : null;
   const tree = head !== null ? (await sessions.objects.commit(head))?.tree : undefined;
@@ -160,28 +159,20 @@ export async function undoCutCheckout(sessions: RepoSessions, lanePath: string):
   if (!listed) return false;
   const blobs = new Map(listed.files.map((f) => [f.path, f]));
   const folders = new Set(listed.folders);
-  const found: string[] = [];
-  const files: [string, Buffer][] = [];
-  const walk = (dir: string, prefix: string): boolean =>
-    readdirSync(dir, { withFileTypes: true }).every((entry) => {
-      if (prefix === '' && entry.name === '.git') return true;
-      const path = prefix + entry.name;
-      found.push(path);
-      if (entry.isDirectory()) return folders.has(path) && walk(join(dir, entry.name), `${path}/`);
-      if (!entry.isFile() || !blobs.has(path)) return false;
-      files.push([path, readFileSync(join(dir, entry.name))]);
-      return true;
-    });
-  if (!walk(lanePath, '')) return false;
+  const entries = worktreeEntries(lanePath, MAX_FILES);
+  if (!entries || !entries.folders.every((f) => folders.has(f)) || !entries.files.every((f) => blobs.has(f)))
+    return false;
   // (a file cut while it was written holds the start of its blob)
-  for (const [path, content] of files) {
+  for (const path of entries.files) {
+    const content = readFileSync(join(lanePath, path));
     const sha = blobs.get(path)!.sha;
     if (blobName(content) === sha) continue;
     const blob = await readBlob(sessions, sha);
     if (!blob || content.length >= blob.length || !blob.subarray(0, content.length).equals(content))
       return false;
   }
-  for (const path of found.reverse()) rmSync(join(lanePath, path), { recursive: true, force: true });
+  for (const path of [...entries.files, ...entries.folders.reverse()])
+    rmSync(join(lanePath, path), { recursive: true, force: true });
   rmSync(join(gitDir, 'index.lock'), { force: true });
   return true;
 }

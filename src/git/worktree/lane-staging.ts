@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import type { RepoSessions } from '../runner/repo-sessions.js';
@@ -9,6 +9,7 @@ import { writeIndexFile } from './index-writer.js';
 import type { CheckedOutFile } from './index-writer.js';
 import { plainName } from './lane-checkout.js';
 import { plainCommonDir } from './worktree-admin.js';
+import { worktreeEntries } from './worktree-files.js';
 
 // `git add -A` of a whole lane into an index file without git's process: what the lane's
 // files are now, each file whose stat data is still what the index recorded taken as it is,
@@ -25,21 +26,13 @@ const MAX_FILES = 2000;
 
 /** The lane's files (paths '/'-separated) with their lstat, or null when any is not plain. */
 function laneFiles(lanePath: string): Map<string, BigIntStats> | null {
-  const found = new Map<string, BigIntStats>();
-  const walk = (dir: string, prefix: string): boolean => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (prefix === '' && entry.name === '.git') continue; // (the lane's own: a file)
-      if (!plainName(entry.name) || entry.name === '.gitignore') return false;
-      const path = prefix + entry.name;
-      if (entry.isDirectory()) {
-        if (!walk(join(dir, entry.name), `${path}/`)) return false;
-      } else if (entry.isFile()) found.set(path, lstatSync(join(dir, entry.name), { bigint: true }));
-      else return false; // (a symbolic link, a socket: git's)
-      if (found.size > MAX_FILES) return false;
-    }
-    return true;
+  const entries = worktreeEntries(lanePath, MAX_FILES);
+  const plain = (path: string) => {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    return plainName(name) && name !== '.gitignore';
   };
-  return walk(lanePath, '') ? found : null;
+  if (!entries || ![...entries.folders, ...entries.files].every(plain)) return null;
+  return new Map(entries.files.map((path) => [path, lstatSync(join(lanePath, path), { bigint: true })]));
 }
 
 const commonDirs = new Map<string, string | null>();

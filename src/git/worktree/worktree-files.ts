@@ -56,6 +56,29 @@ export function isUnpopulated(path: string): boolean {
   }
 }
 
+/**
+ * Every folder and file below the worktree at `path` (its own `.git` left out), '/'-separated,
+ * each folder before what it holds; null when anything there is neither (a link, a socket)
+ * or there are more than `limit` entries.
+ */
+export function worktreeEntries(path: string, limit: number): { folders: string[]; files: string[] } | null {
+  const folders: string[] = [];
+  const files: string[] = [];
+  const walk = (dir: string, prefix: string): boolean =>
+    readdirSync(dir, { withFileTypes: true }).every((entry) => {
+      if (prefix === '' && entry.name === '.git') return true;
+      const at = prefix + entry.name;
+      if (entry.isDirectory()) folders.push(at);
+      else if (entry.isFile()) files.push(at);
+      else return false;
+      return (
+        folders.length + files.length <= limit &&
+        (!entry.isDirectory() || walk(join(dir, entry.name), `${at}/`))
+      );
+    });
+  return walk(path, '') ? { folders, files } : null;
+}
+
 /** The name the repository knows a linked worktree's HEAD by (for cat-file and update-ref). */
 export function linkedHeadRef(gitDir: string): string {
   return `worktrees/${basename(gitDir)}/HEAD`;
