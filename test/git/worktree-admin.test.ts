@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LaneWorktrees } from '../../src/git/ports/lane-worktrees.js';
-import { listWorktrees } from '../../src/git/worktree/worktrees.js';
 import { git, makeRepo, tempDir } from '../helpers/repo.js';
 import { until } from '../helpers/until.js';
 
@@ -31,16 +30,6 @@ function entryFiles(repo: string, id: string): { HEAD: string; commondir: string
   const read = (name: string) => readFileSync(join(entry, name), 'utf8');
   return { HEAD: read('HEAD'), commondir: read('commondir'), gitdir: read('gitdir') };
 }
-
-describe('the worktrees listed by LaneWorktrees', () => {
-  it('are what git worktree list says, heads included, read from git’s files', async () => {
-    const { repo, base, dir, wt } = await lanes();
-    expect(await wt.add(join(dir, 'l1'), 'lane/l1', base, false)).toBeNull();
-    await git(repo, 'worktree', 'add', '-q', '--detach', join(dir, 'd1'), base);
-    expect(await wt.list()).toEqual(await listWorktrees(repo));
-    expect((await wt.list()).map((w) => w.head)).toEqual([base, base, base]);
-  });
-});
 
 describe('lane worktree entries written by lanes', () => {
   it('an add killed between its entry and its folder leaves an entry the next add of that lane drops', async () => {

@@ -80,6 +80,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   const coordinator = new Coordinator({
     batchId: options.batchId,
     repoRoot: options.repo.root,
+    commonDir: options.repo.commonDir,
     ports,
     worktrees: machines ? machines.worktrees(worktrees) : worktrees,
     config,

@@ -71,6 +71,7 @@ export async function runConfirmedTui(
     const coordinator = new Coordinator({
       batchId: run.batchId,
       repoRoot: run.repo.root,
+      commonDir: run.repo.commonDir,
       ports,
       worktrees: machines
         ? machines.worktrees(new LaneWorktrees(run.repo.root))

@@ -49,6 +49,8 @@ export interface CoordinatorOptions {
   ports: TickPorts & { store: CoordinatorStorePort };
   /** The lane worktrees (src/git/lane-worktrees.ts). */
   worktrees: WorktreePort;
+  /** The repository's common git dir: the worktrees at start are read from its files (unknown-worktrees.ts). */
+  commonDir?: string;
   config: Config;
   host: Host;
   approval?: Approval;

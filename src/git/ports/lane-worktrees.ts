@@ -8,13 +8,7 @@ import { git } from '../runner/git.js';
 import { readLaneStatus } from '../worktree/lane-status.js';
 import { keepLaneWork } from '../delivery/lane-work.js';
 import { RepoSessions } from '../runner/repo-sessions.js';
-import {
-  isUnpopulated,
-  linkedBranch,
-  linkedGitDir,
-  linkedHeadRef,
-  worktreesFromFiles,
-} from '../worktree/worktree-files.js';
+import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from '../worktree/worktree-files.js';
 import { checkoutLane, undoCutCheckout } from '../worktree/lane-checkout.js';
 import { addUnpopulated, dropStaleLane, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
 import {
@@ -46,18 +40,8 @@ export class LaneWorktrees implements WorktreePort {
     return RepoSessions.of(this.repoRoot);
   }
 
-  async list(): Promise<WorktreeInfo[]> {
-    // (read from git's files where their layout is plain, as `git worktree list` reads them:
-    // no process; a branch's head is its tip, from its file where it can: loose-refs.ts)
-    const common = this.plainCommonDir;
-    const fromFiles = common !== null ? worktreesFromFiles(common) : null;
-    if (fromFiles === null) return listWorktrees(this.repoRoot);
-    return Promise.all(
-      fromFiles.map(async (w) => ({
-        ...w,
-        head: w.head ?? (w.branch !== null ? await this.sessions.branchTip(w.branch) : null),
-      })),
-    );
+  list(): Promise<WorktreeInfo[]> {
+    return listWorktrees(this.repoRoot);
   }
 
   async realpath(path: string): Promise<string | null> {
