@@ -70,13 +70,23 @@ describe('the TUI of a batch on machines', () => {
       await term.keys('y');
       const users = machines.fixture.machines.map((m) => m.user).join('|');
       let screen = await term.waitFor(new RegExp(`│hello from (${users}) in t1`), 90_000);
-      // Every lane on a machine, and the list says which.
-      const record = readRecord(repo, 'tui')!;
-      for (const child of record.children) {
-        const machine = (child as { machine?: string }).machine!;
-        expect(machine).toMatch(/^m[12]$/);
-        expect(screen).toMatch(new RegExp(`${child.task_id} .*@${machine}`));
-      }
+      // Every lane on a machine, and the list says which. (t1's output can come before the
+      // last lane is enrolled: the screen is read again until the list has caught up with
+      // the record, read after it.)
+      const machineOf = (child: object) => (child as { machine?: string }).machine;
+      let record = readRecord(repo, 'tui')!;
+      await until(
+        async () => {
+          screen = await term!.capture();
+          record = readRecord(repo, 'tui')!;
+          return record.children.every(
+            (c) => machineOf(c) !== undefined && new RegExp(`${c.task_id} .*@${machineOf(c)}`).test(screen),
+          );
+        },
+        "every lane's machine in the list",
+        { timeoutMs: 60_000, everyMs: 150, detail: () => `${JSON.stringify(record.children)}\n${screen}` },
+      );
+      for (const child of record.children) expect(machineOf(child)).toMatch(/^m[12]$/);
       const t1 = record.children.find((c) => c.task_id === 't1') as { machine?: string };
       const user = machines.fixture.machines.find((m) => m.name === t1.machine)!.user;
       expect(screen).toContain(`hello from ${user} in t1`);
