@@ -58,8 +58,8 @@ export class BatchStore {
   private lastRead: {
     path: string;
     text: string;
-    /** What it parsed to, frozen (core/basics/frozen.ts): every reader gets this one; read from `text` when first asked. */
-    parsed: BatchRecord | null;
+    /** What it parsed to, frozen (core/basics/frozen.ts): every reader gets this one. */
+    parsed: BatchRecord;
     planDigest: string;
     /** The file's stamp when it held `text`: while it still has it, the file is not read again. */
     stamp: FileStamp;
@@ -78,15 +78,13 @@ export class BatchStore {
   /** The record, or null when the batch has none. Throws state_invalid for a bad file. */
   read(batchId: string): BatchRecord | null {
     const found = this.validated(this.paths(batchId).record, batchId);
-    if (found === null) return null;
-    found.parsed ??= deepFreeze(JSON.parse(found.text) as BatchRecord);
-    return found.parsed;
+    return found?.parsed ?? null;
   }
 
   private validated(
     path: string,
     batchId: string,
-  ): { text: string; parsed: BatchRecord | null; planDigest: string } | null {
+  ): { text: string; parsed: BatchRecord; planDigest: string } | null {
     const read = this.readText(path);
     if (read === null) return null;
     if (read === 'same') return this.lastRead!;
@@ -110,8 +108,14 @@ export class BatchStore {
     return this.validated(this.paths(batchId).record, batchId)?.planDigest ?? null;
   }
 
-  /** Validates, then writes atomically. Refuses to replace a file that does not validate. */
+  /**
+   * Validates, then writes atomically. Refuses to replace a file that does not validate.
+   * `record` is frozen all the way down (core/basics/frozen.ts): it is what every reader
+   * of the text written gets from here on, and the parts of it the next record keeps are
+   * known valid by identity (record-check.ts).
+   */
   write(record: BatchRecord): void {
+    deepFreeze(record);
     const path = this.paths(record.batch_id).record;
     // A typed refusal (exit 2) for a bad shape too, never a bare zod error.
     const problems = this.check.problems(record);
@@ -122,13 +126,8 @@ export class BatchStore {
       parseRecordText(existing.text, path, record.batch_id);
     const text = recordBytes(record);
     const stamp = writeStateFileAtomic(this.stateDir, path, text);
-    this.lastRead = {
-      path,
-      text,
-      parsed: null, // (a valid record parses to itself, record-check.ts: read from the text when asked)
-      planDigest: record.plan_digest,
-      stamp,
-    };
+    // (a valid record parses to itself, record-check.ts: the text need not be parsed again)
+    this.lastRead = { path, text, parsed: record, planDigest: record.plan_digest, stamp };
   }
 
   private isLast(path: string, text: string): boolean {

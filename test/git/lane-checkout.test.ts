@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LaneWorktrees } from '../../src/git/ports/lane-worktrees.js';
 import { RepoSessions } from '../../src/git/runner/repo-sessions.js';
 import { settingIsPlain } from '../../src/git/worktree/checkout-settings.js';
-import { writeNewFiles } from '../../src/git/worktree/file-writer-thread.js';
+import { removeTree, writeNewFiles } from '../../src/git/worktree/lane-files-thread.js';
 import { readIndex } from '../../src/git/worktree/index-entries.js';
 import { checkoutLane } from '../../src/git/worktree/lane-checkout.js';
 import { git, makeRepo, snapshotTree, tempDir } from '../helpers/repo.js';
@@ -173,7 +173,7 @@ describe('a checkout by lanes cut short', () => {
   });
 });
 
-describe('the file writer thread', () => {
+describe('the lane files thread', () => {
   it('never makes a folder whose parent is gone (a lane removed meanwhile)', async () => {
     const root = join(tempDir(), 'gone');
     const file = { path: 'a.txt', data: Buffer.from('a'), executable: false };
@@ -192,6 +192,17 @@ describe('the file writer thread', () => {
     }));
     await expect(writeNewFiles(root, ['src'], files)).rejects.toThrow(/EEXIST/);
     expect(snapshotTree(root)).toEqual(before);
+  });
+
+  it('deletes a folder whole, its neighbours left, and resolves for one that is not there', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'gone', 'deep', 'er'), { recursive: true });
+    writeFileSync(join(root, 'gone', 'deep', 'er', 'f.txt'), 'f\n');
+    writeFileSync(join(root, 'gone', 'g.txt'), 'g\n');
+    writeFileSync(join(root, 'kept.txt'), 'k\n');
+    await removeTree(join(root, 'gone'));
+    expect(readdirSync(root)).toEqual(['kept.txt']);
+    await expect(removeTree(join(root, 'never'))).resolves.toBeUndefined();
   });
 });
 

@@ -40,6 +40,21 @@ describe('branch tips', () => {
     expect(loose.branchTip('at-tag')).toBe(tag); // (RepoSessions peels it: not a commit)
   });
 
+  it('say a branch is surely not there only with neither its loose file nor any packed refs', async () => {
+    const { root, head } = await repo();
+    const loose = new LooseRefs(root);
+    const sessions = RepoSessions.of(root);
+    expect(loose.surelyAbsent('lane/b/c9')).toBe(true);
+    expect(await sessions.branchTip('lane/b/c9')).toBeNull();
+    await git(root, 'branch', 'lane/b/c9', head);
+    expect(loose.surelyAbsent('lane/b/c9')).toBe(false);
+    await git(root, 'pack-refs', '--all'); // (packed now: only git can say)
+    expect(loose.surelyAbsent('lane/b/c9')).toBe(false);
+    expect(loose.surelyAbsent('lane/b/c8')).toBe(false);
+    expect(await sessions.branchTip('lane/b/c9')).toBe(head);
+    for (const name of ['../HEAD', 'x.lock']) expect(new LooseRefs(root).surelyAbsent(name)).toBe(false);
+  });
+
   it('follow the branch as it moves and when it is deleted', async () => {
     const { root, head } = await repo();
     const sessions = RepoSessions.of(root);

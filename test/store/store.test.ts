@@ -83,7 +83,7 @@ describe('BatchStore', () => {
     expect(store.read('nope')).toBeNull();
   });
 
-  it('hands every reader the same record, frozen: a change by one reader throws, the file is read again once it changed', () => {
+  it('hands every reader the record written, frozen: a change by one reader throws, the file is read again once it changed', () => {
     const store = new BatchStore(join(tempDir(), 'lanes'));
     const record = preparedRecord('b1');
     store.write(record);
@@ -93,7 +93,9 @@ describe('BatchStore', () => {
       (read.children[0] as { state: string }).state = 'integrated';
     }).toThrow(TypeError);
     expect(() => (read.commits as string[]).push(SHA(9))).toThrow(TypeError);
-    expect(Object.isFrozen(record)).toBe(false); // (what the writer handed in stays its own)
+    // (what the writer handed in is what the readers get: frozen too, the text not parsed again)
+    expect(read).toBe(record);
+    expect(Object.isFrozen(record.children[0])).toBe(true);
     store.write({ ...record, max_parallel: 3 });
     expect(store.read('b1')).not.toBe(read);
     expect(store.read('b1')!.max_parallel).toBe(3);

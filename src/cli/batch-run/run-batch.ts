@@ -71,6 +71,7 @@ export async function runBatch(ctx: CommandContext, options: RunOptions): Promis
   }
   const ports = machines ? machines.ports(localPorts) : localPorts;
   const worktrees = new LaneWorktrees(options.repo.root);
+  worktrees.warm();
   // The identity lanes' commits carry (two `git var`, asked once a process) is read while the
   // first lanes are made, not when the first delivery waits for it.
   RepoSessions.of(options.repo.root)

@@ -165,9 +165,10 @@ export function checkRecordInvariants(record: BatchRecord): string[] {
 
   const childCommits = record.children.flatMap((c) => (c.commit ? [c.commit] : []));
   if (new Set(record.commits).size !== record.commits.length) problems.push('commits: lists a commit twice');
+  const ofChildren = new Set(childCommits);
   for (const commit of record.commits)
-    if (!childCommits.includes(commit)) problems.push(`commits: ${commit} belongs to no integrated child`);
-  if (new Set(childCommits).size !== childCommits.length)
+    if (!ofChildren.has(commit)) problems.push(`commits: ${commit} belongs to no integrated child`);
+  if (ofChildren.size !== childCommits.length)
     problems.push('children: two children name the same integration commit');
 
   const left = record.children.filter(countsAgainstBudget).length;

@@ -8,8 +8,15 @@ import { git } from '../runner/git.js';
 import { readLaneStatus } from '../worktree/lane-status.js';
 import { keepLaneWork } from '../delivery/lane-work.js';
 import { RepoSessions } from '../runner/repo-sessions.js';
-import { isUnpopulated, linkedBranch, linkedGitDir, linkedHeadRef } from '../worktree/worktree-files.js';
+import {
+  isUnpopulated,
+  linkedBranch,
+  linkedBranchOf,
+  linkedGitDir,
+  linkedHeadRef,
+} from '../worktree/worktree-files.js';
 import { checkoutLane, undoCutCheckout } from '../worktree/lane-checkout.js';
+import { warmLaneFilesThread } from '../worktree/lane-files-thread.js';
 import { addUnpopulated, dropStaleLane, plainCommonDir, removeLinked } from '../worktree/worktree-admin.js';
 import {
   changedPaths,
@@ -34,6 +41,11 @@ export class LaneWorktrees implements WorktreePort {
   private get plainCommonDir(): string | null {
     if (this.commonDir === undefined) this.commonDir = plainCommonDir(this.repoRoot);
     return this.commonDir;
+  }
+
+  /** Starts what the first lane's checkout and removal use (lane-files-thread.ts) before it is made. */
+  warm(): void {
+    warmLaneFilesThread();
   }
 
   private get sessions(): RepoSessions {
@@ -163,7 +175,8 @@ export class LaneWorktrees implements WorktreePort {
     // --force only for a lane with nothing to lose: not checked out yet (git would read every
     // file as deleted), or proven clean from its files (no status of git's: clean-proof.ts).
     const nothingToLose =
-      isUnpopulated(path) || (await provenClean(this.sessions.objects, path, this.sessions.trees));
+      isUnpopulated(path) ||
+      (await provenClean(this.sessions.objects, path, this.sessions.trees, (b) => this.branchTip(b)));
     dropExitTrees(path); // (what was kept of its last exit goes with it)
     // (nothing to lose: removed as `--force` would, without its process: worktree-admin.ts)
     const common = nothingToLose ? this.plainCommonDir : null;
@@ -207,11 +220,12 @@ export class LaneWorktrees implements WorktreePort {
     if (gitDir === null) return false;
     const headRef = linkedHeadRef(gitDir);
     const ref = `refs/heads/${branch}`;
+    // (a HEAD on that branch is at its tip; the transaction below checks both against git)
     const [tip, head] = await Promise.all([
-      this.sessions.objects.resolve(ref),
-      this.sessions.objects.resolve(headRef),
+      this.sessions.branchTip(branch),
+      linkedBranchOf(gitDir) === branch ? null : this.sessions.objects.resolve(headRef),
     ]);
-    if (tip === null || head !== tip) return false;
+    if (tip === null || (head ?? tip) !== tip) return false;
     return this.sessions.refs.transaction([
       'option no-deref',
       `update ${headRef} ${tip}`,

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 // its lock file over it, so a read sees the old tip or the new one, as git's own reads do; a
 // loose ref wins over a packed one. Anything this does not read as git would (no loose
 // file: packed or absent; a symbolic ref; a name that is not a plain path; refs not kept as
-// files) is null: the caller asks git.
+// files) is null: the caller asks git. A branch with neither a loose file nor any packed
+// refs is not there at all.
 
 /** A branch name whose loose file is exactly `refs/heads/<name>`: no `..`, no empty or dotted parts. */
 const PLAIN_BRANCH = /^(?!.*(?:^|\/)\.)(?!.*\.lock(?:\/|$))[A-Za-z0-9._@+-]+(?:\/[A-Za-z0-9._@+-]+)*$/;
@@ -32,6 +33,16 @@ export class LooseRefs {
       this.commonDir = plain ? dir : null;
     }
     return this.commonDir;
+  }
+
+  /**
+   * True when the branch is surely not there: no loose file for it and no packed refs at all
+   * (a lane's branch looked for before it is made). False: git must be asked.
+   */
+  surelyAbsent(branch: string): boolean {
+    const dir = this.dir;
+    if (dir === null || !PLAIN_BRANCH.test(branch)) return false;
+    return !existsSync(join(dir, 'packed-refs')) && !existsSync(join(dir, 'refs', 'heads', branch));
   }
 
   /** The object name in the branch's loose ref file, or null when git must be asked. */

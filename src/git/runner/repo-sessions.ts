@@ -52,6 +52,7 @@ export class RepoSessions {
     // (from its loose file when that names a commit: loose-refs.ts; a commit read once is known)
     const loose = this.looseRefs.branchTip(branch);
     if (loose !== null && (await this.objects.commit(loose)) !== null) return loose;
+    if (loose === null && this.looseRefs.surelyAbsent(branch)) return null;
     return this.objects.resolve(`refs/heads/${branch}^{commit}`);
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import type { FileStat } from './file-writer-thread.js';
+import type { FileStat } from './lane-files-thread.js';
 
 // An index file as `git reset --hard` writes it for a checkout of plain files
 // (gitformat-index(5)): version 2, SHA-1 names, each entry's stat data as the file has it

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RepoSessions } from '../runner/repo-sessions.js';
 import { plainSettings } from './checkout-settings.js';
-import { writeNewFiles } from './file-writer-thread.js';
+import { writeNewFiles } from './lane-files-thread.js';
 import { writeIndexFile } from './index-writer.js';
 import type { CachedFolder, CheckedOutFile } from './index-writer.js';
 import { isUnpopulated, linkedBranch, linkedGitDir, worktreeEntries } from './worktree-files.js';
@@ -113,7 +113,7 @@ export async function checkoutLane(
   if (head === null) return null;
   if (head !== commit && !(await sessions.refs.transaction([`update ${ref} ${commit} ${head}`])))
     return false;
-  // From here on the lane's files (file-writer-thread.ts: nothing of them left on a failure).
+  // From here on the lane's files (lane-files-thread.ts: nothing of them left on a failure).
   writing.add(lanePath);
   try {
     const stats = await writeNewFiles(

@@ -8,7 +8,7 @@ import {
   statSync,
 } from 'node:fs';
 import { writeFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { removeTree } from './lane-files-thread.js'; // (off the coordinator's thread)
 import { basename, dirname, join } from 'node:path';
 import { linkedGitDir } from './worktree-files.js';
 
@@ -77,8 +77,8 @@ export function addUnpopulated(commonDir: string, path: string, branch: string):
     renameSync(made, entry);
   } catch (error) {
     // (an entry of that id made meanwhile: ours goes, and git is asked)
-    void rmQuietly(made);
-    void rmQuietly(lane);
+    void removeTree(made);
+    void removeTree(lane);
     if (isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST')) return false;
     throw error;
   }
@@ -106,7 +106,7 @@ function dropStaleEntry(commonDir: string, entry: string, dotGit: string): boole
   }
   const gone = join(commonDir, `lanes-gone-${basename(entry)}-${process.pid}-${++scratch}`);
   renameSync(entry, gone);
-  void rmQuietly(gone);
+  void removeTree(gone);
   return true;
 }
 
@@ -143,7 +143,7 @@ export async function removeLinked(commonDir: string, path: string): Promise<str
     renameSync(entryGone, gitDir); // (the lane as it was: git says what is wrong)
     return `could not remove ${path}: ${(error as Error).message}`;
   }
-  await Promise.all([rmQuietly(laneGone), rmQuietly(entryGone)]);
+  await Promise.all([removeTree(laneGone), removeTree(entryGone)]);
   sweepLeftovers(commonDir, dirname(path));
   return '';
 }
@@ -167,7 +167,7 @@ function sweepLeftovers(...folders: string[]): void {
     }
     for (const name of names) {
       const pid = /^\.?lanes-(?:gone|new)-.+-(\d+)-\d+$/.exec(name)?.[1];
-      if (pid !== undefined && !running(Number(pid))) void rmQuietly(join(folder, name));
+      if (pid !== undefined && !running(Number(pid))) void removeTree(join(folder, name));
     }
   }
 }
@@ -179,10 +179,6 @@ function running(pid: number): boolean {
   } catch (error) {
     return !isCode(error, 'ESRCH');
   }
-}
-
-function rmQuietly(path: string): Promise<void> {
-  return rm(path, { recursive: true, force: true }).catch(() => undefined);
 }
 
 function isCode(error: unknown, code: string): boolean {

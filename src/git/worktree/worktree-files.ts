@@ -26,7 +26,8 @@ export function linkedGitDir(path: string): string | null {
   }
 }
 
-function readHead(gitDir: string): { head: string | null; branch: string | null } | null {
+/** A linked worktree's HEAD file (gitDir its folder): the branch it is on, or the commit it is detached at. */
+export function readHead(gitDir: string): { head: string | null; branch: string | null } | null {
   let text: string;
   try {
     text = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
@@ -87,7 +88,12 @@ export function linkedHeadRef(gitDir: string): string {
 /** The branch a linked worktree is on, from its HEAD file; null when detached or not one. */
 export function linkedBranch(path: string): string | null {
   const gitDir = linkedGitDir(path);
-  return gitDir === null ? null : (readHead(gitDir)?.branch ?? null);
+  return gitDir === null ? null : linkedBranchOf(gitDir);
+}
+
+/** linkedBranch, from the worktree's git directory. */
+export function linkedBranchOf(gitDir: string): string | null {
+  return readHead(gitDir)?.branch ?? null;
 }
 
 /**

@@ -1,0 +1,143 @@
+import { rm } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+
+// A lane's files made and deleted by a thread of their own: a lane's checkout is tens of
+// file creations (~0.1 ms each on a well-used ext4), a removal as many deletions, and the
+// coordinator's thread, which also ticks, ends exits and draws, is where lanes runs short
+// first (docs/PERFORMANCE.md "A lane checked out by lanes", "Lane files off the thread").
+// One request is one message each way.
+// - Writes (lane-checkout.ts): its files are made one after the other (created side by side
+//   in one folder, they only wait on each other's lock). Folders are made one level at a
+//   time, never a missing parent: a lane removed meanwhile is not made again. On any
+//   failure what the request made is taken out again.
+// - Removals (worktree-admin.ts): a folder already renamed away, deleted whole. node's own
+//   `fs.promises.rm` walks it on the coordinator's thread (a callback for each lstat,
+//   readdir, unlink and rmdir: ~3 ms a lane there); here it is one rmSync.
+
+/** What an index entry keeps of a file's lstat (gitformat-index(5)), as bigints. */
+export interface FileStat {
+  ctimeNs: bigint;
+  mtimeNs: bigint;
+  dev: bigint;
+  ino: bigint;
+  uid: bigint;
+  gid: bigint;
+  size: bigint;
+}
+
+export interface NewFile {
+  /** Its path below the root, '/'-separated. */
+  path: string;
+  data: Uint8Array;
+  executable: boolean;
+}
+
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const { join } = require('node:path');
+parentPort.on('message', ({ id, root, folders, files, remove }) => {
+  if (remove !== undefined) {
+    try {
+      fs.rmSync(remove, { recursive: true, force: true });
+      parentPort.postMessage({ id, stats: [] });
+    } catch (error) {
+      parentPort.postMessage({ id, error: String((error && error.message) || error) });
+    }
+    return;
+  }
+  const made = [];
+  try {
+    for (const folder of folders) {
+      fs.mkdirSync(join(root, folder));
+      made.push(folder);
+    }
+    const stats = files.map((file) => {
+      const path = join(root, file.path);
+      fs.writeFileSync(path, file.data, { flag: 'wx', mode: file.executable ? 0o777 : 0o666 });
+      made.push(file.path);
+      const s = fs.lstatSync(path, { bigint: true });
+      return [s.ctimeNs, s.mtimeNs, s.dev, s.ino, s.uid, s.gid, s.size].map(String);
+    });
+    parentPort.postMessage({ id, stats });
+  } catch (error) {
+    for (const path of made.reverse()) fs.rmSync(join(root, path), { recursive: true, force: true });
+    parentPort.postMessage({ id, error: String((error && error.message) || error) });
+  }
+});
+`;
+
+type Answer = { id: number; stats: string[][] } | { id: number; error: string };
+
+let worker: Worker | null = null;
+let next = 0;
+const waiting = new Map<number, (answer: Answer) => void>();
+
+function thread(): Worker {
+  if (worker) return worker;
+  const started = new Worker(SOURCE, { eval: true });
+  started.on('message', (answer: Answer) => {
+    const done = waiting.get(answer.id);
+    waiting.delete(answer.id);
+    if (waiting.size === 0) started.unref(); // (held open only while a request is out)
+    done?.(answer);
+  });
+  const fail = (why: string) => {
+    if (worker === started) worker = null;
+    for (const [id, done] of waiting) done({ id, error: why });
+    waiting.clear();
+  };
+  started.on('error', (error) => fail(error.message));
+  started.on('exit', () => fail('the lane files thread ended'));
+  worker = started;
+  return started;
+}
+
+/** Starts the thread before the first lane needs it (its start is ~40 ms on this machine's Node 20). */
+export function warmLaneFilesThread(): void {
+  thread();
+  if (waiting.size === 0) worker?.unref();
+}
+
+function ask(message: {
+  root?: string;
+  folders?: readonly string[];
+  files?: readonly NewFile[];
+  remove?: string;
+}) {
+  const writer = thread();
+  const id = ++next;
+  return new Promise<string[][]>((resolve, reject) => {
+    waiting.set(id, (answer) =>
+      'error' in answer ? reject(new Error(answer.error)) : resolve(answer.stats),
+    );
+    writer.ref();
+    writer.postMessage({ id, ...message });
+  });
+}
+
+/**
+ * Makes `folders` (parents first) and then `files` below `root`, which must exist; each
+ * file's lstat after it was written, in order. Rejects, with nothing made, when any of it
+ * fails.
+ */
+export async function writeNewFiles(
+  root: string,
+  folders: readonly string[],
+  files: readonly NewFile[],
+): Promise<FileStat[]> {
+  const stats = await ask({ root, folders, files });
+  return stats.map((stat) => {
+    const [ctimeNs, mtimeNs, dev, ino, uid, gid, size] = stat.map(BigInt) as bigint[];
+    return { ctimeNs: ctimeNs!, mtimeNs: mtimeNs!, dev: dev!, ino: ino!, uid: uid!, gid: gid!, size: size! };
+  });
+}
+
+/** Deletes `path` and everything below it (nothing there: nothing done); never rejects. */
+export function removeTree(path: string): Promise<void> {
+  // (the thread gone: node's own walk does it)
+  return ask({ remove: path }).then(
+    () => undefined,
+    () => rm(path, { recursive: true, force: true }).catch(() => undefined),
+  );
+}
