@@ -87,6 +87,16 @@ function stampOf(st: { ino: bigint; size: bigint; mtimeNs: bigint; ctimeNs: bigi
   return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+/**
+ * Temp file names: the pid, a random part drawn once a process (a crashed process of the same
+ * pid may have left one) and a count, so that no write draws random bytes of its own.
+ */
+const tempNames = (() => {
+  const once = randomBytes(4).toString('hex');
+  let count = 0;
+  return { next: () => `${once}${(++count).toString(36)}` };
+})();
+
 /** The folders this process has written a state file in (writeStateFileAtomic). */
 const writtenFolders = new Set<string>();
 
@@ -155,7 +165,7 @@ export function writeStateFileAtomic(
   ensureStateDir(stateDir, dirname(path));
   // (its folders were walked just now: the file itself is what is left)
   assertNoSymlink(dirname(path), path);
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${path}.${process.pid}.${tempNames.next()}.tmp`;
   const fd = openSync(
     temp,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,

@@ -38,12 +38,15 @@ const fs = require('node:fs');
 const { join } = require('node:path');
 parentPort.on('message', ({ id, root, folders, files, remove }) => {
   if (remove !== undefined) {
-    try {
-      fs.rmSync(remove, { recursive: true, force: true });
-      parentPort.postMessage({ id, stats: [] });
-    } catch (error) {
-      parentPort.postMessage({ id, error: String((error && error.message) || error) });
+    const failed = [];
+    for (const path of remove) {
+      try {
+        fs.rmSync(path, { recursive: true, force: true });
+      } catch {
+        failed.push(path);
+      }
     }
+    parentPort.postMessage(failed.length ? { id, error: failed.join(', ') } : { id, stats: [] });
     return;
   }
   const made = [];
@@ -103,7 +106,7 @@ function ask(message: {
   root?: string;
   folders?: readonly string[];
   files?: readonly NewFile[];
-  remove?: string;
+  remove?: readonly string[];
 }) {
   const writer = thread();
   const id = ++next;
@@ -133,11 +136,18 @@ export async function writeNewFiles(
   });
 }
 
-/** Deletes `path` and everything below it (nothing there: nothing done); never rejects. */
-export function removeTree(path: string): Promise<void> {
-  // (the thread gone: node's own walk does it)
-  return ask({ remove: path }).then(
+/**
+ * Deletes each of `paths` and everything below it (nothing there: nothing done), in one
+ * request (each message wakes the thread); never rejects.
+ */
+export function removeTree(...paths: string[]): Promise<void> {
+  // (something left, or the thread gone: node's own walk, to which a path already gone is nothing)
+  return ask({ remove: paths }).then(
     () => undefined,
-    () => rm(path, { recursive: true, force: true }).catch(() => undefined),
+    async () => {
+      await Promise.all(
+        paths.map((path) => rm(path, { recursive: true, force: true }).catch(() => undefined)),
+      );
+    },
   );
 }

@@ -77,8 +77,7 @@ export function addUnpopulated(commonDir: string, path: string, branch: string):
     renameSync(made, entry);
   } catch (error) {
     // (an entry of that id made meanwhile: ours goes, and git is asked)
-    void removeTree(made);
-    void removeTree(lane);
+    void removeTree(made, lane);
     if (isCode(error, 'ENOTEMPTY') || isCode(error, 'EEXIST')) return false;
     throw error;
   }
@@ -143,7 +142,7 @@ export async function removeLinked(commonDir: string, path: string): Promise<str
     renameSync(entryGone, gitDir); // (the lane as it was: git says what is wrong)
     return `could not remove ${path}: ${(error as Error).message}`;
   }
-  await Promise.all([removeTree(laneGone), removeTree(entryGone)]);
+  await removeTree(laneGone, entryGone);
   sweepLeftovers(commonDir, dirname(path));
   return '';
 }
