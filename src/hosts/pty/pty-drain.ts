@@ -1,3 +1,5 @@
+import { readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import type { IPty } from 'node-pty';
 
 // Reading a pty to its end after the executor has exited (docs/DECISIONS.md "Pane output").
@@ -14,6 +16,9 @@ import type { IPty } from 'node-pty';
 // background process the executor left may hold the pty open, so EIO may never come), or
 // after LONGEST_DRAIN_MS whatever happens (such a process may keep writing forever).
 
+/** After a read that said "end", how long (ms) the rest is waited for at most. */
+const AFTER_END_MS = 20;
+
 /** No output for this long after the child's exit: the pty is read to its end. */
 const QUIET_MS = 100;
 /** A drain ends after this long even if output still flows (a background writer). */
@@ -21,6 +26,8 @@ const LONGEST_DRAIN_MS = 10_000;
 
 interface ReadSocket {
   destroy(error?: Error): unknown;
+  emit(event: 'data', chunk: string): unknown;
+  _readableState?: { decoder?: { write(bytes: Buffer): string } | null };
   resume(): unknown;
   read(): unknown;
   readonly destroyed: boolean;
@@ -47,11 +54,40 @@ export function drainAfterExit(proc: IPty): boolean {
   const handOnBuffered = (): void => {
     while (socket.readableLength > 0 && socket.read() !== null);
   };
+  // Under load a read of the pty can say "end" (0 bytes) while the executor's last output
+  // is still on its way through the kernel (seen: 2.7 KB of 2 MB): what follows is read
+  // from the descriptor itself, until it says EIO (nothing left, its other side closed),
+  // and handed on as the socket's own data, through its own decoder (a character split
+  // across two reads stays whole).
+  const fd = (proc as unknown as { _fd?: unknown })._fd;
+  const readToTheEnd = (): void => {
+    if (typeof fd !== 'number') return;
+    const decoder = socket._readableState?.decoder ?? new StringDecoder('utf8');
+    const bytes = Buffer.alloc(64 * 1024);
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; waited < AFTER_END_MS;) {
+      let n: number;
+      try {
+        n = readSync(fd, bytes);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return; // (EIO: the end)
+        n = 0;
+      }
+      if (n === 0) {
+        Atomics.wait(nap, 0, 0, 1);
+        waited++;
+        continue;
+      }
+      const text = decoder.write(bytes.subarray(0, n));
+      if (text) socket.emit('data', text);
+    }
+  };
   socket.destroy = (error?: Error) => {
     if (socket.destroyed) return destroy(error);
     if (error !== undefined || socket.readableEnded) {
       draining = true;
       handOnBuffered();
+      if (error === undefined) readToTheEnd();
       return destroy(error);
     }
     // Only node-pty's post-exit timer destroys a readable socket without an error.
