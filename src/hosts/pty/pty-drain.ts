@@ -18,6 +18,8 @@ import type { IPty } from 'node-pty';
 
 /** After a read that said "end", how long (ms) the rest is waited for at most. */
 const AFTER_END_MS = 20;
+/** ...and read for at most (a process the executor left may still hold the pty and write). */
+const AFTER_END_READ_MS = 200;
 
 /** No output for this long after the child's exit: the pty is read to its end. */
 const QUIET_MS = 100;
@@ -65,7 +67,8 @@ export function drainAfterExit(proc: IPty): boolean {
     const decoder = socket._readableState?.decoder ?? new StringDecoder('utf8');
     const bytes = Buffer.alloc(64 * 1024);
     const nap = new Int32Array(new SharedArrayBuffer(4));
-    for (let waited = 0; waited < AFTER_END_MS;) {
+    const until = Date.now() + AFTER_END_READ_MS;
+    for (let waited = 0; waited < AFTER_END_MS && Date.now() < until;) {
       let n: number;
       try {
         n = readSync(fd, bytes);
