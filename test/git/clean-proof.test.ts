@@ -44,9 +44,9 @@ describe('a lane proven clean from its files', () => {
 
   it("reads its HEAD from the lane's files: on its branch, that branch's tip; detached, the commit there", async () => {
     const { repo, lane, objects, status } = await freshLane();
-    const sessions = RepoSessions.of(repo);
-    const tipOf = (branch: string) => sessions.branchTip(branch);
-    expect(await provenClean(objects, lane, undefined, tipOf)).toBe(true);
+    const worktrees = new LaneWorktrees(repo);
+    const headOf = (gitDir: string) => worktrees.linkedHead(gitDir);
+    expect(await provenClean(objects, lane, undefined, headOf)).toBe(true);
     // A branch moved under the lane (its files now the old commit's): a status lists them.
     await git(repo, 'commit', '-q', '--allow-empty', '-m', 'next');
     await git(repo, 'update-ref', 'refs/heads/lane/x', (await git(repo, 'rev-parse', 'HEAD')).trim());
@@ -55,11 +55,11 @@ describe('a lane proven clean from its files', () => {
     await git(repo, 'commit', '-q', '-m', 'moved');
     await git(repo, 'update-ref', 'refs/heads/lane/x', (await git(repo, 'rev-parse', 'HEAD')).trim());
     expect(await status()).not.toBe('');
-    expect(await provenClean(objects, lane, undefined, tipOf)).toBe(false);
+    expect(await provenClean(objects, lane, undefined, headOf)).toBe(false);
     // Detached at the commit its files are: clean again.
     await git(lane, 'checkout', '-q', '--detach', 'HEAD@{1}');
     expect(await status()).toBe('');
-    expect(await provenClean(objects, lane, undefined, tipOf)).toBe(true);
+    expect(await provenClean(objects, lane, undefined, headOf)).toBe(true);
   });
 
   it('is not one a status lists anything of, ignored files included', async () => {

@@ -11,9 +11,9 @@ import { RepoSessions } from '../runner/repo-sessions.js';
 import {
   isUnpopulated,
   linkedBranch,
-  linkedBranchOf,
   linkedGitDir,
   linkedHeadRef,
+  readHead,
 } from '../worktree/worktree-files.js';
 import { checkoutLane, undoCutCheckout } from '../worktree/lane-checkout.js';
 import { warmLaneFilesThread } from '../worktree/lane-files-thread.js';
@@ -92,12 +92,18 @@ export class LaneWorktrees implements WorktreePort {
 
   async headOf(path: string): Promise<string | null> {
     const gitDir = linkedGitDir(path);
-    if (gitDir === null) return resolveCommit(path, 'HEAD');
-    // (a lane on its branch: the branch's tip, from its file where it can: loose-refs.ts)
-    const branch = linkedBranch(path);
-    return branch !== null
-      ? this.sessions.branchTip(branch)
-      : this.sessions.objects.resolve(linkedHeadRef(gitDir));
+    return gitDir === null ? resolveCommit(path, 'HEAD') : this.linkedHead(gitDir);
+  }
+
+  /**
+   * The commit a linked worktree's HEAD (gitDir: its folder) is at, from its HEAD file where
+   * it can: on a branch, the branch's tip (from its file where it can: loose-refs.ts);
+   * detached, the commit the file names; anything else, git's answer.
+   */
+  linkedHead(gitDir: string): Promise<string | null> {
+    const file = readHead(gitDir);
+    if (file?.branch) return this.sessions.branchTip(file.branch);
+    return file?.head ? Promise.resolve(file.head) : this.sessions.objects.resolve(linkedHeadRef(gitDir));
   }
 
   async add(
@@ -176,7 +182,7 @@ export class LaneWorktrees implements WorktreePort {
     // file as deleted), or proven clean from its files (no status of git's: clean-proof.ts).
     const nothingToLose =
       isUnpopulated(path) ||
-      (await provenClean(this.sessions.objects, path, this.sessions.trees, (b) => this.branchTip(b)));
+      (await provenClean(this.sessions.objects, path, this.sessions.trees, (g) => this.linkedHead(g)));
     dropExitTrees(path); // (what was kept of its last exit goes with it)
     // (nothing to lose: removed as `--force` would, without its process: worktree-admin.ts)
     const common = nothingToLose ? this.plainCommonDir : null;
@@ -220,12 +226,9 @@ export class LaneWorktrees implements WorktreePort {
     if (gitDir === null) return false;
     const headRef = linkedHeadRef(gitDir);
     const ref = `refs/heads/${branch}`;
-    // (a HEAD on that branch is at its tip; the transaction below checks both against git)
-    const [tip, head] = await Promise.all([
-      this.sessions.branchTip(branch),
-      linkedBranchOf(gitDir) === branch ? null : this.sessions.objects.resolve(headRef),
-    ]);
-    if (tip === null || (head ?? tip) !== tip) return false;
+    // (both from their files where they can; the transaction below checks them against git)
+    const [tip, head] = await Promise.all([this.sessions.branchTip(branch), this.linkedHead(gitDir)]);
+    if (tip === null || head !== tip) return false;
     return this.sessions.refs.transaction([
       'option no-deref',
       `update ${headRef} ${tip}`,

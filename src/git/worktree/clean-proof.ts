@@ -6,7 +6,7 @@ import { readIndex, statStamp } from './index-entries.js';
 import type { ObjectReader } from '../runner/object-reader.js';
 import type { TreeWriter } from '../runner/tree-writer.js';
 import { writeIndexTree } from './index-tree.js';
-import { linkedGitDir, linkedHeadRef, readHead } from './worktree-files.js';
+import { linkedGitDir, linkedHeadRef } from './worktree-files.js';
 
 // Whether a lane is clean, proven from its files without a `git status` (the one `git
 // worktree remove` starts to check it would lose nothing): its index makes exactly its
@@ -32,11 +32,11 @@ export async function provenClean(
   objects: ObjectReader,
   lanePath: string,
   trees?: TreeWriter,
-  /** A branch's tip (RepoSessions.branchTip: from its file where it can); absent: the reader's. */
-  tipOf?: (branch: string) => Promise<string | null>,
+  /** The commit a linked worktree's HEAD is at (LaneWorktrees.linkedHead: from its files where it can); absent: the reader's. */
+  headOf?: (gitDir: string) => Promise<string | null>,
 ): Promise<boolean> {
   try {
-    return await proveClean(objects, lanePath, trees, tipOf);
+    return await proveClean(objects, lanePath, trees, headOf);
   } catch {
     return false; // (a file it cannot look at: a path through a file, no permission; git looks)
   }
@@ -46,15 +46,11 @@ async function proveClean(
   objects: ObjectReader,
   lanePath: string,
   trees?: TreeWriter,
-  tipOf?: (branch: string) => Promise<string | null>,
+  headOf?: (gitDir: string) => Promise<string | null>,
 ): Promise<boolean> {
   const gitDir = linkedGitDir(lanePath);
   if (gitDir === null || !changeTimesAlwaysMove(dirname(lanePath))) return false;
-  // (from its HEAD file where it can: on a branch, the branch's tip; detached, the commit there)
-  const file = tipOf ? readHead(gitDir) : null;
-  const head = file?.branch
-    ? await tipOf!(file.branch)
-    : (file?.head ?? (await objects.resolve(linkedHeadRef(gitDir))));
+  const head = await (headOf ? headOf(gitDir) : objects.resolve(linkedHeadRef(gitDir)));
   const tree = head === null ? null : (await objects.commit(head))?.tree;
   if (!tree) return false;
   const indexPath = join(gitDir, 'index');

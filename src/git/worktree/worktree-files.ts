@@ -88,12 +88,7 @@ export function linkedHeadRef(gitDir: string): string {
 /** The branch a linked worktree is on, from its HEAD file; null when detached or not one. */
 export function linkedBranch(path: string): string | null {
   const gitDir = linkedGitDir(path);
-  return gitDir === null ? null : linkedBranchOf(gitDir);
-}
-
-/** linkedBranch, from the worktree's git directory. */
-export function linkedBranchOf(gitDir: string): string | null {
-  return readHead(gitDir)?.branch ?? null;
+  return gitDir === null ? null : (readHead(gitDir)?.branch ?? null);
 }
 
 /**
