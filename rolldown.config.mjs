@@ -3,7 +3,9 @@ import { defineConfig } from 'rolldown';
 
 // The three bundles of `npm run build` (tsc writes dist/src first): the CLI (one entry, its
 // commands chunks loaded when used), the side script run on other machines, and the pty
-// worker. docs/PERFORMANCE.md "first frame, session 12" says why the CLI is built as it is.
+// worker. docs/PERFORMANCE.md "first frame, session 12" says why the CLI is built as it is;
+// all three are CommonJS, so that node 20 can keep their compiled code (src/process/code-cache.ts,
+// docs/DECISIONS.md "First frame: the bundle is CommonJS, with a code cache").
 
 /**
  * React, its reconciler, its scheduler and its JSX runtime ship a development and a
@@ -40,11 +42,14 @@ const narrowWidth = {
     const real = id.slice(NARROW.length);
     const strip = await this.resolve('strip-ansi', real);
     if (!strip) throw new Error(`narrow-width: no strip-ansi beside ${real}`);
+    // (the copy itself is required on the first width the fast path leaves to it: its
+    // segmenter and Unicode regexes cost ~20 ms to make, and a frame of narrow text needs none)
     return [
-      `import real from ${JSON.stringify(real)};`,
       `import stripAnsi from ${JSON.stringify(strip.id)};`,
       `import { withNarrowPath } from ${JSON.stringify(resolve(import.meta.dirname, 'dist/src/tui/width/narrow-width.js'))};`,
-      'export default withNarrowPath(real, stripAnsi);',
+      'let real;',
+      `const measure = (text, options) => (real ??= require(${JSON.stringify(real)}).default)(text, options);`,
+      'export default withNarrowPath(measure, stripAnsi);',
     ].join('\n');
   },
 };
@@ -67,7 +72,83 @@ const PLAN_CHECK =
 const BATCH =
   /[\\/]dist[\\/]src[\\/](cli[\\/](batch-run[\\/](stop-lines|progress|run-batch|ending|batch-ports|print-report)|exit-codes)|store[\\/](lock|requests|batch-files|batch-store|journal|task-store|safe-fs)|core[\\/](records[\\/]new-batch-record|(rules|steps|tick|whole-batch|turns|ways-out)[\\/][^\\/]+|machines[\\/]placement)|coordinator[\\/](?!executors[\\/]launch[\\/]executor-launch).+|process[\\/](system-clock|crash-points|change-times)|git[\\/]((batch|delivery|ports)[\\/][^\\/]+|worktree[\\/](clean-proof|worktree-admin|tree-diff|index-entries|index-tree|private-index))|qa[\\/][^\\/]+|agents[\\/][^\\/]+)\.js$|[\\/]node_modules[\\/](graceful-fs|retry|proper-lockfile)[\\/]/;
 
+/**
+ * yoga (Ink's layout) starts its WebAssembly with a top-level await, which CommonJS cannot
+ * have. Node compiles and instantiates a module of yoga's size synchronously, and yoga's
+ * loader takes an `instantiateWasm` hook that it calls before anything else: its index starts
+ * yoga with that hook and the wasm bytes its loader held inline (taken out of the loader, so
+ * they are in the bundle once). A yoga whose loader no longer fits fails the build, not a start.
+ */
+const yogaSync = {
+  name: 'yoga-sync',
+  transform: {
+    filter: { id: /[\\/]yoga-layout[\\/]dist[\\/](src[\\/]index|binaries[\\/]yoga-wasm-base64-esm)\.js$/ },
+    handler(code, id) {
+      if (/[\\/]index\.js$/.test(id)) return startYogaSynchronously(code, id);
+      const inline = /data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/.exec(code);
+      if (!inline) throw new Error(`yoga-sync: no inline wasm in ${id}`);
+      return `${code.replace(inline[0], 'data:application/octet-stream;base64,')}\nexport const YOGA_WASM_BASE64 = ${JSON.stringify(inline[1])};\n`;
+    },
+  },
+};
+
+function startYogaSynchronously(code, id) {
+  const loaderImport = "import loadYoga from '../binaries/yoga-wasm-base64-esm.js';";
+  const start = 'const Yoga = wrapAssembly(await loadYoga());';
+  if (!code.includes(loaderImport) || !code.includes(start))
+    throw new Error(`yoga-sync: ${id} is not the index it was written for`);
+  return code
+    .replace(
+      loaderImport,
+      "import loadYoga, { YOGA_WASM_BASE64 } from '../binaries/yoga-wasm-base64-esm.js';",
+    )
+    .replace(
+      start,
+      [
+        "const yogaWasm = new WebAssembly.Module(Buffer.from(YOGA_WASM_BASE64, 'base64'));",
+        'const yogaModule = {',
+        '  instantiateWasm(imports, started) {',
+        '    const instance = new WebAssembly.Instance(yogaWasm, imports);',
+        '    started(instance);',
+        '    return instance.exports;',
+        '  },',
+        '};',
+        'loadYoga(yogaModule);',
+        "if (!yogaModule.calledRun) throw new Error('yoga did not start synchronously');",
+        'const Yoga = wrapAssembly(yogaModule);',
+      ].join('\n'),
+    );
+}
+
+/**
+ * Ink's reconciler awaits, at its top level, React's devtools and its own package.json when
+ * the DEV variable is set: lanes never draws with devtools (DECISIONS "TUI"), and CommonJS
+ * cannot await there. Both branches become the ones taken without DEV.
+ */
+const inkWithoutDevtools = {
+  name: 'ink-without-devtools',
+  transform: {
+    filter: { id: /[\\/]ink[\\/]build[\\/]reconciler\.js$/ },
+    handler(code, id) {
+      const devtools = "if (isDev()) {\n    try {\n        await import('./devtools.js');";
+      const packageJson = 'isDev()\n    ? await loadPackageJson()';
+      if (!code.includes(devtools) || !code.includes(packageJson))
+        throw new Error(`ink-without-devtools: ${id} is not the reconciler it was written for`);
+      return code.replace(devtools, 'if (false) {\n    try {').replace(packageJson, 'false\n    ? {}');
+    },
+  },
+};
+
+/** dist/lanes/package.json: the bundle's .js files are CommonJS (the package's own are ES modules). */
+const commonjsFolder = {
+  name: 'commonjs-folder',
+  generateBundle() {
+    this.emitFile({ type: 'asset', fileName: 'package.json', source: '{ "type": "commonjs" }\n' });
+  },
+};
+
 const quiet = { logLevel: 'warn' };
+const commonjs = { format: 'cjs', strict: true };
 
 export default defineConfig([
   {
@@ -78,11 +159,11 @@ export default defineConfig([
     // where they were, which needs entries whose exports may grow)
     preserveEntrySignatures: 'allow-extension',
     external: ['node-pty', 'react-devtools-core'],
-    plugins: [reactProductionOnly, narrowWidth],
+    plugins: [reactProductionOnly, narrowWidth, yogaSync, inkWithoutDevtools, commonjsFolder],
     output: {
       dir: 'dist/lanes',
       cleanDir: true,
-      format: 'esm',
+      ...commonjs,
       minify: 'dce-only',
       codeSplitting: {
         groups: [
@@ -96,13 +177,13 @@ export default defineConfig([
     ...quiet,
     input: 'dist/src/machines/side/main.js',
     platform: 'node',
-    output: { file: 'dist/lanes/machine.js', format: 'esm', codeSplitting: false, minify: true },
+    output: { file: 'dist/lanes/machine.js', ...commonjs, codeSplitting: false, minify: true },
   },
   {
     ...quiet,
     input: 'dist/src/hosts/pty/pty-worker.js',
     platform: 'node',
     external: ['node-pty'],
-    output: { file: 'dist/lanes/pty-worker.js', format: 'esm', codeSplitting: false },
+    output: { file: 'dist/lanes/pty-worker.js', ...commonjs, codeSplitting: false },
   },
 ]);

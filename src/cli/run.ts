@@ -81,11 +81,15 @@ function commandHelp(command: string, rest: string[]): string | null {
   return `usage: lanes ${block.join('\n').slice(2)}\n\n(lanes --help: every command, the exit codes and the states)\n`;
 }
 
+/** lanes' own package.json: the nearest one above this file that has a version (the bundle's folder has one that only says its files are CommonJS). */
 function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+    const version = existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown }).version
+      : undefined;
+    if (typeof version === 'string') return version;
     dir = dirname(dir);
   }
   return 'unknown';

@@ -49,7 +49,14 @@ export function stateFlush(stateDir: string): boolean {
  * (a fork of lanes itself blocks lanes for as long as git runs). A command that is about to
  * write calls it beside its other start-up reads; a failure leaves it to the first write.
  */
-export async function readStateFlush(stateDir: string): Promise<void> {
+export function readStateFlush(stateDir: string): Promise<void> {
+  let read = readsByStateDir.get(stateDir);
+  if (!read) readsByStateDir.set(stateDir, (read = readFlush(stateDir)));
+  return read;
+}
+const readsByStateDir = new Map<string, Promise<void>>();
+
+async function readFlush(stateDir: string): Promise<void> {
   if (flushByStateDir.has(stateDir)) return;
   const gitDir = dirname(stateDir);
   const read = await git(gitDir, ['--git-dir', gitDir, 'config', '--get', 'core.fsync'], {

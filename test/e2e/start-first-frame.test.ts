@@ -63,6 +63,10 @@ describe('lanes start, first frame', () => {
     );
     const before = lines.slice(0, lines.indexOf('FRAME'));
     expect(before.some((url) => url.endsWith('/lanes/main.js'))).toBe(true);
+    // (the log sees the bundle's chunks: Ink's is among them, the frame is drawn with it)
+    expect(before.flatMap((url) => partsOf(url, [['Ink', /\bvar Ink = class\b|\bclass Ink\b/]]))).toContain(
+      'Ink',
+    );
     const loaded = before.flatMap((url) =>
       partsOf(url, PARTS).map((part) => `${part} (${url.split('/').pop()})`),
     );
@@ -77,16 +81,28 @@ describe('lanes start, first frame', () => {
       (f) => f.endsWith('.js') && f !== 'machine.js' && f !== 'pty-worker.js',
     );
     const text = chunks.map((f) => readFileSync(join(BUNDLE, f), 'utf8')).join('\n');
-    // (each copy is one function named stringWidth, renamed apart by the bundler)
+    // (each copy is one function named stringWidth, renamed apart by the bundler, reached
+    // only through its module's exports, which the bundle requires on the first width the
+    // fast path leaves to it: that exports object is used once, in the function passed to
+    // withNarrowPath)
+    const word = (name: string) => `(?<![\\w$])${name.replaceAll('$', '\\$')}(?![\\w$])`;
+    const uses = (name: string) => text.split(new RegExp(word(name))).length - 1;
     const copies = [...text.matchAll(/^function (stringWidth(\$\d+)?)\(/gm)].map((m) => m[1]!);
     expect(copies.length).toBeGreaterThanOrEqual(2);
     for (const name of copies) {
-      const uses = text.split(new RegExp(`(?<![\\w$])${name.replace('$', '\\$')}(?![\\w$])`)).length - 2; // (less its definition)
-      expect({ name, uses, wrapped: text.includes(`withNarrowPath(${name}, `) }).toEqual({
+      const exportsOf = new RegExp(
+        `^var (\\S+) = .*__exportAll\\(\\{ default: \\(\\) => ${word(name)} \\}\\);$`,
+        'm',
+      ).exec(text)?.[1];
+      const measure = exportsOf
+        ? new RegExp(`^const (\\S+) = .*${word(exportsOf)}.*$`, 'm').exec(text)?.[1]
+        : undefined;
+      expect({
         name,
-        uses: 1,
-        wrapped: true,
-      });
+        uses: uses(name),
+        exportsUses: exportsOf ? uses(exportsOf) : 0,
+        wrapped: measure !== undefined && text.includes(`withNarrowPath(${measure}, `),
+      }).toEqual({ name, uses: 2, exportsUses: 2, wrapped: true });
     }
   });
 });

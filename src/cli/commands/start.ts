@@ -3,6 +3,7 @@ import { badInput } from '../../core/basics/errors.js';
 import { loadPlan } from '../../store/plan-file.js';
 import { findRepo } from '../../store/state-dir.js';
 import { RepoSessions } from '../../git/runner/repo-sessions.js';
+import { readStateFlush } from '../../store/durability.js';
 import { parseCommand, positiveIntArg } from '../args.js';
 import { preferenceArgs } from '../start/preference-args.js';
 import { askConfirmation, createBatch, describePlan, preflight } from '../start/confirm.js';
@@ -77,7 +78,10 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   );
   // A headless run starts the repository's long-lived git processes while the preflight's
   // reads are out: the thread waits for those anyway (the TUI's first frame does not wait).
-  if (!drawing && !values['no-run']) RepoSessions.of(repo.root).warm();
+  if (!drawing && !values['no-run']) {
+    RepoSessions.of(repo.root).warm();
+    readStateFlush(repo.stateDir).catch(() => {}); // (createBatch awaits it: store/durability.ts)
+  }
   const checked = await checking;
   const command = ['lanes', 'start', ...argv].join(' ');
   // Each machine checked before anything is written: one that fails is named and left out.

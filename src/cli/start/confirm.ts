@@ -70,12 +70,10 @@ export async function preflight(
     objects.resolve(`refs/heads/${branch}^{commit}`),
     // (from git's files where they are the plain layout: a process less before the first frame)
     Promise.resolve().then(() => worktreesFromFiles(repo.commonDir) ?? listWorktrees(repo.root)),
-    readStateFlush(repo.stateDir), // (the batch's first write is moments away)
     uncommittedPaths(repo.root),
   ] as const;
   for (const read of reads) read.catch(() => {}); // (each is awaited below, in turn)
   await reads[0];
-  await reads[4];
   const [baseHead, tip] = await Promise.all([reads[1], reads[2]]);
   const config = loadConfig(repo.root);
   const settings = resolveSettings(plan, config, overrides, readLaneDirectives(repo.root));
@@ -107,7 +105,7 @@ export async function preflight(
       `batch_branch_checked_out: ${branch} is checked out in ${checkedOut[0]!.path}`,
       2,
     );
-  return { baseHead, settings, config, uncommitted: await reads[5] };
+  return { baseHead, settings, config, uncommitted: await reads[4] };
 }
 
 /** `git status` of the checkout, one path a change (untracked files too, ignored ones not). */
@@ -181,6 +179,9 @@ export async function createBatch(
   now: Date,
 ): Promise<BatchRecord> {
   const branch = batchBranch(plan.batch);
+  // (how state files are flushed, read now rather than in the preflight: a confirmation
+  // waits for its user, and the process helper is up by then, so no git forks from here)
+  await readStateFlush(repo.stateDir);
   const { BatchFiles } = await import('../../store/batch-files.js');
   const { newBatchRecord } = await import('../../core/records/new-batch-record.js');
   const files = new BatchFiles(repo.stateDir, plan.batch);

@@ -83,6 +83,9 @@ async function main(argv: string[]): Promise<number> {
   return BAD_REQUEST_EXIT;
 }
 
-const code = await main(process.argv.slice(2));
-RepoSessions.closeAll();
-process.exit(code);
+// (no top-level await: the bundle is CommonJS, docs/DECISIONS.md "First frame: the bundle is
+// CommonJS, with a code cache")
+void main(process.argv.slice(2)).then((code) => {
+  RepoSessions.closeAll();
+  process.exit(code);
+});
