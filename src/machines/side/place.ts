@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { LanesError } from '../../core/basics/errors.js';
 import { machineRepoPath } from '../protocol.js';
 
@@ -39,12 +39,28 @@ export function placeOf(root: string, repo: string | undefined): Place {
   chmodSync(join(real, 'sock'), 0o700); // (made before by someone else, or under another umask)
   if (repo === undefined) return { root: real, cache: null };
   const cache = machineRepoPath(real, repo);
-  if (!existsSync(join(cache, 'HEAD'))) {
-    mkdirSync(cache, { recursive: true });
-    // (run twice at once, the second `init` finds the first's repository: harmless)
-    execFileSync('git', ['init', '--quiet', '--bare', cache], { stdio: ['ignore', 'ignore', 'pipe'] });
-  }
+  if (!existsSync(join(cache, 'HEAD'))) makeCache(cache);
   return { root: real, cache };
+}
+
+/**
+ * The repository's cache, made bare. Ops side by side on a new machine each find it missing,
+ * and two `git init` of one folder at once fail on its config's lock: each op makes a
+ * repository of its own beside it and renames it into place, and one that finds the cache
+ * there by then removes its own (test/machines/side/side-session-race.test.ts).
+ */
+function makeCache(cache: string): void {
+  mkdirSync(dirname(cache), { recursive: true });
+  const made = `${cache}.new-${process.pid}`;
+  const init = (dir: string) =>
+    execFileSync('git', ['init', '--quiet', '--bare', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  init(made);
+  try {
+    renameSync(made, cache); // (over an empty folder too: one a start cut short left)
+  } catch {
+    rmSync(made, { recursive: true, force: true });
+    if (!existsSync(join(cache, 'HEAD'))) init(cache); // (a folder with files but no repository)
+  }
 }
 
 export function needCache(place: Place, op: string): string {

@@ -101,13 +101,21 @@ export async function startSession(
   // of it. (`#` doubled: tmux reads the pipe's command as a format.)
   const pipe = `exec cat >> ${shQuote(log)}`.replaceAll('#', '##');
   const target = `=${name}:`;
-  const started = await tmux([
+  const command = [
     ...['new-session', '-d', '-s', name, '-x', '200', '-y', '50', 'sh', file, ';'],
     ...['set-option', '-t', target, '@lanes_batch', batch ?? '', ';'],
     // (no status line: the attach pane and its recent lines are the executor's screen only)
     ...['set-option', '-t', target, 'status', 'off', ';'],
     ...['pipe-pane', '-t', target, '-o', pipe],
-  ]);
+  ];
+  let started = await tmux(command);
+  // tmux ends its server when the last session ends: a new-session that reached it as it
+  // went (another executor here ending at that moment) made nothing, and asking again starts
+  // a server of its own (test/machines/side/side-session-race.test.ts).
+  for (let again = 0; again < SERVER_GONE_RETRIES && serverWentAway(started); again++) {
+    if ((await tmuxSessions()).some((s) => s.name === name)) break;
+    started = await tmux(command);
+  }
   if (started.code !== 0 && !existsSync(status)) {
     const found = (await tmuxSessions()).find((s) => s.name === name);
     if (found) await endSession(name, found.pid); // (half set up: its output would be lost)
@@ -118,6 +126,12 @@ export async function startSession(
   writeNote(place, { ...note, started: true });
   return { name };
 }
+
+/** How many times a start is asked again of a server that went away under it. */
+const SERVER_GONE_RETRIES = 5;
+
+const serverWentAway = (result: { code: number; stderr: string }): boolean =>
+  result.code !== 0 && /server exited unexpectedly/.test(result.stderr);
 
 function writeNote(place: Place, note: Note): void {
   const path = join(notesDir(place), `${note.name}.json`);
