@@ -60,7 +60,6 @@ export class BatchStore {
     text: string;
     /** What it parsed to, frozen (core/basics/frozen.ts): every reader gets this one. */
     parsed: BatchRecord;
-    planDigest: string;
     /** The file's stamp when it held `text`: while it still has it, the file is not read again. */
     stamp: FileStamp;
   } | null = null;
@@ -81,10 +80,7 @@ export class BatchStore {
     return found?.parsed ?? null;
   }
 
-  private validated(
-    path: string,
-    batchId: string,
-  ): { text: string; parsed: BatchRecord; planDigest: string } | null {
+  private validated(path: string, batchId: string): { text: string; parsed: BatchRecord } | null {
     const read = this.readText(path);
     if (read === null) return null;
     if (read === 'same') return this.lastRead!;
@@ -97,7 +93,6 @@ export class BatchStore {
       path,
       text: read.text,
       parsed: deepFreeze(record),
-      planDigest: record.plan_digest,
       stamp: read.stamp,
     };
     return this.lastRead;
@@ -105,7 +100,7 @@ export class BatchStore {
 
   /** The record's plan_digest (validated like read), or null when the batch has no record. */
   planDigest(batchId: string): string | null {
-    return this.validated(this.paths(batchId).record, batchId)?.planDigest ?? null;
+    return this.validated(this.paths(batchId).record, batchId)?.parsed.plan_digest ?? null;
   }
 
   /**
@@ -127,7 +122,7 @@ export class BatchStore {
     const text = recordBytes(record);
     const stamp = writeStateFileAtomic(this.stateDir, path, text);
     // (a valid record parses to itself, record-check.ts: the text need not be parsed again)
-    this.lastRead = { path, text, parsed: record, planDigest: record.plan_digest, stamp };
+    this.lastRead = { path, text, parsed: record, stamp };
   }
 
   private isLast(path: string, text: string): boolean {
