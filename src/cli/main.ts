@@ -11,11 +11,11 @@ const argv = process.argv.slice(2);
 const READERS = new Set(['log', 'status', 'plan', 'wait', 'help', '--help', '-h', '--version', '-V']);
 let i = 0;
 while (argv[i] === '-C') i += 2;
+const onlyReads = READERS.has(argv[i] ?? 'help') || argv.includes('--help') || argv.includes('-h');
 
 // Before any other chunk of the bundle loads: each compiles through V8's code cache, the one
 // kept for this command run as this one is (drawing or not).
 useCodeCache(import.meta.url, `${argv[i] ?? 'help'}${process.stdout.isTTY ? '.tty' : ''}`);
-const onlyReads = READERS.has(argv[i] ?? 'help') || argv.includes('--help') || argv.includes('-h');
 
 // A command that runs a batch starts the process helper (src/git/runner/git-helper.ts)
 // before the rest of lanes loads: its node start-up then overlaps all of lanes' own, and

@@ -20,7 +20,7 @@ import { Script, constants } from 'node:vm';
 //   modification time, so a chunk changed in place is not run from another's code. A cache
 //   V8 rejects (other V8 flags, a torn file) is as if absent: compiled and written again.
 
-/** How long after its first uncached chunk a process writes the caches it lacked. */
+/** How long after an uncached chunk (the first since the last write) a process writes the caches it lacked. */
 const WRITE_AFTER_MS = 1_500;
 
 type Compile = (this: Module, content: string, filename: string) => unknown;
@@ -86,8 +86,12 @@ function schedule(state: CacheState, file: string, script: Script): void {
   state.timer ??= setTimeout(() => writePending(state), WRITE_AFTER_MS).unref();
 }
 
-/** Writes each cache this process lacked, whole or not at all (a rename over the old). */
+/**
+ * Writes each cache this process lacked, whole or not at all (a rename over the old). A chunk
+ * first loaded later (the batch under a TUI, after its confirmation) is written in turn.
+ */
 function writePending(state: CacheState): void {
+  state.timer = undefined;
   if (state.pending.size === 0) return;
   try {
     mkdirSync(state.folder, { recursive: true });
