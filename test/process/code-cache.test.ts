@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI, makeRepo, tempDir } from '../helpers/repo.js';
+import { until } from '../helpers/until.js';
 
 // The bundle's code cache (src/process/code-cache.ts) on a copy of the built bundle, so that
 // the tests' own runs of dist/lanes keep theirs: a run without a cache writes one for each
@@ -123,9 +124,10 @@ describe('the bundle code cache', () => {
       },
     );
     try {
-      const deadline = Date.now() + 20_000;
-      while (caches(bundle, 'start').size === 0 && Date.now() < deadline && start.exitCode === null)
-        await new Promise((r) => setTimeout(r, 100));
+      await until(() => caches(bundle, 'start').size > 0 || start.exitCode !== null, 'the cache or an end', {
+        timeoutMs: 20_000,
+        everyMs: 100,
+      });
       expect(start.exitCode).toBeNull(); // (still running its batch)
       expect(caches(bundle, 'start').size).toBeGreaterThan(0);
     } finally {
