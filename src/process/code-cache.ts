@@ -3,6 +3,7 @@ import Module from 'node:module';
 import { basename, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script, constants } from 'node:vm';
+import { ExitCode } from '../core/basics/errors.js';
 
 // V8's code cache for the bundle's own chunks (dist/lanes/*.js, CommonJS): what Node 22's
 // `module.enableCompileCache()` does, for node 20, which has none for any module
@@ -53,7 +54,10 @@ export function useCodeCache(entryUrl: string, profile: string): void {
     if (dirname(filename) + sep !== bundle) return plain.call(this, content, filename);
     return runChunk(this, state, content, filename);
   };
-  process.once('exit', () => writePending(state));
+  // (not after bad input, exit 2: a mistyped command writes nothing, not even a cache)
+  process.once('exit', (code) => {
+    if (code !== ExitCode.badInput) writePending(state);
+  });
 }
 
 function runChunk(module: Module, state: CacheState, content: string, filename: string): unknown {

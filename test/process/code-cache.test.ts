@@ -87,6 +87,16 @@ describe('the bundle code cache', () => {
     expect(readFileSync(file).equals(rewritten)).toBe(true);
   });
 
+  it('is not written by a run that ends on bad input', async () => {
+    const bundle = bundleCopy();
+    const result = await run(bundle, ['frobnicate']);
+    expect(result.exitCode).toBe(2);
+    expect(existsSync(join(bundle, '.code-cache'))).toBe(false);
+    // (the same command written well does write one)
+    expect((await run(bundle, ['--version'])).exitCode).toBe(0);
+    expect(existsSync(join(bundle, '.code-cache'))).toBe(true);
+  });
+
   it('changes nothing where its folder cannot be made', async () => {
     const bundle = bundleCopy();
     writeFileSync(join(bundle, '.code-cache'), 'a file where the folder would be\n');
