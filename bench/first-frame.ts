@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { CLI, makeRepo, tempDir, timeInTmux, writeJson } from './fixtures.js';
+import { codeCacheFolder } from '../src/process/code-cache.js';
+import { CLI, makeRepo, pollUntil, tempDir, timeInTmux, writeJson } from './fixtures.js';
 import { median, round } from './stats.js';
 import type { Figure } from './stats.js';
 
@@ -18,54 +19,35 @@ import type { Figure } from './stats.js';
 const POLL_MS = 10;
 const STUCK_MS = 30_000;
 
-async function visible(socket: string, text: string): Promise<void> {
-  const deadline = Date.now() + STUCK_MS;
-  for (;;) {
-    const shown = await execa('tmux', ['-L', socket, 'capture-pane', '-p'], { reject: false });
-    if (shown.stdout.includes(text)) return;
-    if (Date.now() > deadline) throw new Error(`first_frame: ${text} never showed in ${STUCK_MS} ms`);
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
-}
+const visible = (socket: string, text: string): Promise<void> =>
+  pollUntil(
+    async () => {
+      const shown = await execa('tmux', ['-L', socket, 'capture-pane', '-p'], { reject: false });
+      return shown.stdout.includes(text);
+    },
+    `first_frame: ${text}`,
+    { timeoutMs: STUCK_MS, everyMs: POLL_MS },
+  );
 
-/** Where the code cache of a drawing `lanes start` is kept (code-cache.ts's layout). */
-function startCaches(): string[] {
-  const root = join(dirname(CLI), '.code-cache');
-  if (!existsSync(root)) return [];
-  return readdirSync(root).map((node) => join(root, node, 'start.tty'));
-}
-
-async function cachesWritten(): Promise<void> {
-  const deadline = Date.now() + STUCK_MS;
+/** Until the cache of a drawing `lanes start` is there and no longer grows (code-cache.ts). */
+function startCacheWritten(folder: string): Promise<void> {
   let last = -1;
-  for (;;) {
-    const count = startCaches()
-      .filter((d) => existsSync(d))
-      .reduce((n, d) => n + readdirSync(d).length, 0);
-    if (count > 0 && count === last) return;
-    if (Date.now() > deadline)
-      throw new Error(`first_frame: the start's code cache was not written in ${STUCK_MS} ms`);
-    last = count;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return pollUntil(
+    () => {
+      const count = existsSync(folder) ? readdirSync(folder).length : 0;
+      const settled = count > 0 && count === last;
+      last = count;
+      return settled;
+    },
+    "first_frame: the start's code cache",
+    { timeoutMs: STUCK_MS, everyMs: 200 },
+  );
 }
 
 export async function firstFrame(runs: number, targetMs = 300): Promise<Figure> {
   const dir = tempDir('lanes-bench-first-frame-');
-  const lanes: number[] = [];
-  const baseline: number[] = [];
-  for (const d of startCaches()) rmSync(d, { recursive: true, force: true });
-  let cold = 0;
-  for (let i = -1; i < runs; i++) {
-    if (i >= 0)
-      baseline.push(
-        await timeInTmux(
-          160,
-          48,
-          () => `sh -c 'echo FIRST-FRAME-READY; sleep 60'`,
-          (s) => visible(s, 'FIRST-FRAME-READY'),
-        ),
-      );
+  /** A repository and a one-child plan of its own for start `i`, and the command that starts it. */
+  const startCommand = async (i: number): Promise<string> => {
     const repo = await makeRepo(join(dir, `repo-${i}`));
     const plan = writeJson(join(dir, `plan-${i}.json`), {
       batch: `first${i}`,
@@ -81,28 +63,44 @@ export async function firstFrame(runs: number, targetMs = 300): Promise<Figure> 
         },
       ],
     });
-    const command = `${process.execPath} ${CLI} -C ${repo} start ${plan}`;
-    const ms = await timeInTmux(
+    return `${process.execPath} ${CLI} -C ${repo} start ${plan}`;
+  };
+  const toFrame = (command: string) =>
+    timeInTmux(
       160,
       48,
       () => command,
       (s) => visible(s, 'Start this batch?'),
     );
-    if (i >= 0) {
-      lanes.push(ms);
-      continue;
-    }
-    cold = ms;
-    // (untimed: a first start left on its confirmation until it has written its cache)
-    await timeInTmux(
-      160,
-      48,
-      () => command,
-      async (s) => {
-        await visible(s, 'Start this batch?');
-        await cachesWritten();
-      },
+
+  // The first start with no cache of its kind, then one left on its confirmation until it
+  // has written that cache (untimed).
+  const caches = codeCacheFolder(dirname(CLI), 'start.tty');
+  rmSync(caches, { recursive: true, force: true });
+  const first = await startCommand(-1);
+  const cold = await toFrame(first);
+  await timeInTmux(
+    160,
+    48,
+    () => first,
+    async (s) => {
+      await visible(s, 'Start this batch?');
+      await startCacheWritten(caches);
+    },
+  );
+
+  const lanes: number[] = [];
+  const baseline: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    baseline.push(
+      await timeInTmux(
+        160,
+        48,
+        () => `sh -c 'echo FIRST-FRAME-READY; sleep 60'`,
+        (s) => visible(s, 'FIRST-FRAME-READY'),
+      ),
     );
+    lanes.push(await toFrame(await startCommand(i)));
   }
   const value = median(lanes);
   return {

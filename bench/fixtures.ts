@@ -62,6 +62,22 @@ export function writeJson(path: string, value: unknown): string {
 }
 
 /**
+ * Polls `ok` every `everyMs` until it holds; throws naming `what` after `timeoutMs`. (What the
+ * figures wait for, a screen, a count of lanes, a file, has no event to wait on.)
+ */
+export async function pollUntil(
+  ok: () => boolean | Promise<boolean>,
+  what: string,
+  { timeoutMs, everyMs }: { timeoutMs: number; everyMs: number },
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
  * Time from starting `command` in a new detached tmux session of cols x rows (a server of
  * its own) until `done(socket)` resolves; the server is killed afterwards.
  */

@@ -10,7 +10,7 @@ import { PtyHost } from '../src/hosts/pty/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { TuiStore } from '../src/tui/tui-store.js';
 import { driveTui } from './tui-keys.js';
-import { makeRepo, tempDir } from './fixtures.js';
+import { makeRepo, pollUntil, tempDir } from './fixtures.js';
 import { p95Figure } from './stats.js';
 import type { Figure } from './stats.js';
 
@@ -42,9 +42,8 @@ function plan(dir: string): string {
   });
 }
 
-async function until(ok: () => boolean): Promise<void> {
-  while (!ok()) await new Promise((r) => setTimeout(r, 20));
-}
+const until = (ok: () => boolean) =>
+  pollUntil(ok, 'keystroke_latency_integrating: a wave', { timeoutMs: 600_000, everyMs: 20 });
 
 async function measure(keysPerWave: number): Promise<{ idle: number[]; busy: number[] }> {
   const dir = tempDir('lanes-bench-keysint-');

@@ -10,7 +10,7 @@ import { PtyHost } from '../src/hosts/pty/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
 import { TuiStore } from '../src/tui/tui-store.js';
 import { driveTui } from './tui-keys.js';
-import { makeRepo, tempDir } from './fixtures.js';
+import { makeRepo, pollUntil, tempDir } from './fixtures.js';
 import { percentile, round } from './stats.js';
 import type { Figure } from './stats.js';
 
@@ -43,13 +43,8 @@ function plan(go: string): string {
   });
 }
 
-async function until(ok: () => boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`many_lanes: ${what} not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = (ok: () => boolean, what: string, timeoutMs: number) =>
+  pollUntil(ok, `many_lanes: ${what}`, { timeoutMs, everyMs: 50 });
 
 export async function manyLanes(keysPerPhase: number): Promise<Figure> {
   const dir = tempDir('lanes-bench-many-');

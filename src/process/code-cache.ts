@@ -32,22 +32,20 @@ interface CacheState {
   timer?: NodeJS.Timeout;
 }
 
+/** The folder of the caches kept for runs of `profile` of the bundle in `bundleDir`, for this node. */
+export function codeCacheFolder(bundleDir: string, profile: string): string {
+  const name = profile.replace(/[^a-z0-9.]/gi, '_'); // (letters, digits and dots; `_` for the rest)
+  return join(bundleDir, '.code-cache', `${process.version}-${process.arch}`, name);
+}
+
 /**
  * Compiles every CommonJS file of the folder `entryUrl` is in through V8's code cache, the
- * one kept for runs of `profile` (a name of letters, digits and dots). A no-op where that
- * folder holds no CommonJS (tsc's ES modules, the tests' sources).
+ * one kept for runs of `profile` (codeCacheFolder). A no-op where that folder holds no
+ * CommonJS (tsc's ES modules, the tests' sources).
  */
 export function useCodeCache(entryUrl: string, profile: string): void {
   const bundle = dirname(fileURLToPath(entryUrl)) + sep;
-  const state: CacheState = {
-    folder: join(
-      bundle,
-      '.code-cache',
-      `${process.version}-${process.arch}`,
-      profile.replace(/[^a-z0-9.]/gi, '_'),
-    ),
-    pending: new Map(),
-  };
+  const state: CacheState = { folder: codeCacheFolder(bundle, profile), pending: new Map() };
   const proto = Module.prototype as unknown as { _compile: Compile };
   const plain = proto._compile;
   proto._compile = function compileWithCache(content, filename) {
