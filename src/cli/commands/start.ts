@@ -80,7 +80,7 @@ export async function startCommand(ctx: CommandContext, argv: string[]): Promise
   // reads are out: the thread waits for those anyway (the TUI's first frame does not wait).
   if (!drawing && !values['no-run']) {
     RepoSessions.of(repo.root).warm();
-    readStateFlush(repo.stateDir).catch(() => {}); // (createBatch awaits it: store/durability.ts)
+    void readStateFlush(repo.stateDir); // (never rejects; createBatch awaits it: store/durability.ts)
   }
   const checked = await checking;
   const command = ['lanes', 'start', ...argv].join(' ');
