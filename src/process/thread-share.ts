@@ -65,3 +65,18 @@ export class ThreadShare {
 
 /** The coordinator's thread (one a process). */
 export const coordinatorThread = new ThreadShare();
+
+/**
+ * `work`'s outcome, resolved or rejected in a turn of `share`: what runs on after the answer
+ * (in the caller, after its await) runs in that turn, not in the turn of the event loop in
+ * which the answer came back together with many others.
+ */
+export function afterTurn<T>(work: Promise<T>, share: ThreadShare = coordinatorThread): Promise<T> {
+  return work.then(
+    (result) => share.turn().then(() => result),
+    (error: unknown) =>
+      share.turn().then(() => {
+        throw error;
+      }),
+  );
+}

@@ -21,7 +21,7 @@ class Port {
 
 describe('paced ports', () => {
   it('answers as the port does: results, errors, plain methods, its own this', async () => {
-    const port = paced(new Port(), () => new ThreadShare().turn());
+    const port = paced(new Port(), new ThreadShare());
     expect(await port.changed('a')).toBe('head:a');
     await expect(port.fails()).rejects.toThrow('git failed');
     expect(port.name()).toBe('head');
@@ -31,7 +31,7 @@ describe('paced ports', () => {
   it('lets a key queued while many answers come back run between them', async () => {
     let now = 0;
     const share = new ThreadShare(8, () => now);
-    const port = paced(new Port(), () => share.turn());
+    const port = paced(new Port(), share);
     const order: string[] = [];
     const lanes = Array.from({ length: 6 }, async (_, i) => {
       await port.changed(`L${i}`);

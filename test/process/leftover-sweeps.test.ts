@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeftoverSweeps, type ProcFiles } from '../../src/process/leftover-sweeps.js';
+import { LeftoverSweeps, lookThread, markedRuns, type ProcLook } from '../../src/process/leftover-sweeps.js';
 import { runMarker } from '../../src/process/leftovers.js';
 import { until } from '../helpers/until.js';
 
@@ -34,15 +34,15 @@ function gone(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
-/** The real /proc, with its looks counted. */
-function countingFiles(): ProcFiles & { looks: number } {
+/** The real /proc, looked at from the look thread, with its looks counted. */
+function countingFiles(): ProcLook & { looks: number } {
+  const thread = lookThread();
   const files = {
     looks: 0,
-    readdir: (path: string) => {
+    look: (self: number) => {
       files.looks++;
-      return fs.promises.readdir(path);
+      return thread.look(self);
     },
-    readFile: (path: string, encoding: 'latin1') => fs.promises.readFile(path, encoding),
   };
   return files;
 }
@@ -72,5 +72,12 @@ describe('leftover sweeps', () => {
     const files = countingFiles();
     expect(await new LeftoverSweeps(files).stop(run)).toEqual([]);
     expect(gone(longer)).toBe(false);
+  });
+
+  it('reads a run only from a variable of its own, wherever it stands in the environment', () => {
+    const env = ['A=1', 'LANES_RUN=first', 'B=LANES_RUN=inside', 'LANES_RUN=last'].join('\0');
+    expect(markedRuns(env, 'LANES_RUN=')).toEqual(['first', 'last']);
+    expect(markedRuns('LANES_RUN=only', 'LANES_RUN=')).toEqual(['only']);
+    expect(markedRuns('XLANES_RUN=no\0', 'LANES_RUN=')).toEqual([]);
   });
 });

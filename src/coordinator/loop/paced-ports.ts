@@ -1,6 +1,6 @@
 import type { HeadMoved } from '../../core/records/report.js';
 import type { TickPorts } from '../../core/ports/tick-ports.js';
-import { coordinatorThread } from '../../process/thread-share.js';
+import { afterTurn, coordinatorThread, type ThreadShare } from '../../process/thread-share.js';
 
 export { coordinatorThread };
 
@@ -14,10 +14,7 @@ export { coordinatorThread };
 const PACED = Symbol('paced');
 
 /** `port` whose asynchronous methods resolve in a later turn of the coordinator's thread. */
-export function paced<T extends object>(
-  port: T,
-  turn: () => Promise<void> = () => coordinatorThread.turn(),
-): T {
+export function paced<T extends object>(port: T, share: ThreadShare = coordinatorThread): T {
   if ((port as { [PACED]?: true })[PACED]) return port;
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(port, {
@@ -28,14 +25,7 @@ export function paced<T extends object>(
       if (!wrapped.has(key))
         wrapped.set(key, (...args: unknown[]) => {
           const out: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
-          if (!(out instanceof Promise)) return out;
-          return out.then(
-            (result: unknown) => turn().then(() => result),
-            (error: unknown) =>
-              turn().then(() => {
-                throw error;
-              }),
-          );
+          return out instanceof Promise ? afterTurn(out, share) : out;
         });
       return wrapped.get(key);
     },

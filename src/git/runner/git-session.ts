@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterTurn } from '../../process/thread-share.js';
 import { BASE_ARGS, GIT_ENV } from './git.js';
 
 // One long-lived git process that answers requests over its stdin and stdout
@@ -105,13 +106,18 @@ export class GitSession {
     private readonly args: readonly string[],
   ) {}
 
-  /** Runs one request: `talk` writes to git and reads its answer; requests never interleave. */
+  /**
+   * Runs one request: `talk` writes to git and reads its answer; requests never interleave.
+   * The caller takes the answer in a turn of the coordinator's thread, as from git() (git.ts).
+   */
   request<T>(talk: (write: (text: string) => void, read: StreamReader) => Promise<T>): Promise<T> {
     this.pending++;
-    return this.inTurn(() => {
-      const child = this.start();
-      return talk((text) => this.write(child, text), this.reader);
-    });
+    return afterTurn(
+      this.inTurn(() => {
+        const child = this.start();
+        return talk((text) => this.write(child, text), this.reader);
+      }),
+    );
   }
 
   /**
@@ -121,7 +127,7 @@ export class GitSession {
    * `hash-object --stdin-paths`, `mktree --batch`); an answer is read only from the process
    * the request went to: if that one ended (a bad request ends `mktree`), every request
    * written to it fails with SessionClosed, and `retry` repeats a request that is safe to
-   * repeat once, in a new process.
+   * repeat once, in a new process. The caller takes the answer in a turn, as from request().
    */
   ask<T>(text: string, answer: (read: StreamReader) => Promise<T>, retry = false): Promise<T> {
     if (retry)
@@ -133,7 +139,7 @@ export class GitSession {
     const child = this.start();
     const reader = this.reader;
     this.write(child, text);
-    return this.inTurn(() => answer(reader));
+    return afterTurn(this.inTurn(() => answer(reader)));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { LanesError } from '../../core/basics/errors.js';
+import { afterTurn } from '../../process/thread-share.js';
 import { processHelper } from './git-helper.js';
 import type { GitHelper } from './git-helper.js';
 
@@ -44,13 +45,20 @@ export interface GitOptions {
   input?: string;
 }
 
-/** Runs git in `cwd`; rejects with GitError unless the exit code is 0 or in `okCodes`. */
+/**
+ * Runs git in `cwd`; rejects with GitError unless the exit code is 0 or in `okCodes`. What
+ * the caller does with the answer runs in a turn of the coordinator's thread
+ * (process/thread-share.ts): a hundred lanes' answers coming back together resume one turn's
+ * share at a time, with keys and frames between them.
+ */
 export async function git(
   cwd: string,
   args: readonly string[],
   options: GitOptions = {},
 ): Promise<GitResult> {
-  const { exitCode, stdout, stderr, spawnError } = await runGit(cwd, [...BASE_ARGS, ...args], options);
+  const { exitCode, stdout, stderr, spawnError } = await afterTurn(
+    runGit(cwd, [...BASE_ARGS, ...args], options),
+  );
   const ok = exitCode === 0 || (exitCode !== undefined && (options.okCodes ?? []).includes(exitCode));
   if (!ok) throw new GitError(args, exitCode, stderr || spawnError || '');
   return { stdout, stderr, exitCode: exitCode ?? 0 };

@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import { RequestThread } from '../../process/request-thread.js';
 
 // A lane's files made and deleted by a thread of their own: a lane's checkout is tens of
 // file creations (~0.1 ms each on a well-used ext4), a removal as many deletions, and the
 // coordinator's thread, which also ticks, ends exits and draws, is where lanes runs short
 // first (docs/PERFORMANCE.md "A lane checked out by lanes", "Lane files off the thread").
-// One request is one message each way.
+// One request is one message each way (process/request-thread.ts).
 // - Writes (lane-checkout.ts): its files are made one after the other (created side by side
 //   in one folder, they only wait on each other's lock). Folders are made one level at a
 //   time, never a missing parent: a lane removed meanwhile is not made again. On any
@@ -46,7 +46,7 @@ parentPort.on('message', ({ id, root, folders, files, remove }) => {
         failed.push(path);
       }
     }
-    parentPort.postMessage(failed.length ? { id, error: failed.join(', ') } : { id, stats: [] });
+    parentPort.postMessage(failed.length ? { id, error: failed.join(', ') } : { id, value: [] });
     return;
   }
   const made = [];
@@ -62,7 +62,7 @@ parentPort.on('message', ({ id, root, folders, files, remove }) => {
       const s = fs.lstatSync(path, { bigint: true });
       return [s.ctimeNs, s.mtimeNs, s.dev, s.ino, s.uid, s.gid, s.size].map(String);
     });
-    parentPort.postMessage({ id, stats });
+    parentPort.postMessage({ id, value: stats });
   } catch (error) {
     for (const path of made.reverse()) fs.rmSync(join(root, path), { recursive: true, force: true });
     parentPort.postMessage({ id, error: String((error && error.message) || error) });
@@ -70,54 +70,19 @@ parentPort.on('message', ({ id, root, folders, files, remove }) => {
 });
 `;
 
-type Answer = { id: number; stats: string[][] } | { id: number; error: string };
+const thread = new RequestThread<string[][]>(SOURCE, 'lane files');
 
-let worker: Worker | null = null;
-let next = 0;
-const waiting = new Map<number, (answer: Answer) => void>();
-
-function thread(): Worker {
-  if (worker) return worker;
-  const started = new Worker(SOURCE, { eval: true });
-  started.on('message', (answer: Answer) => {
-    const done = waiting.get(answer.id);
-    waiting.delete(answer.id);
-    if (waiting.size === 0) started.unref(); // (held open only while a request is out)
-    done?.(answer);
-  });
-  const fail = (why: string) => {
-    if (worker === started) worker = null;
-    for (const [id, done] of waiting) done({ id, error: why });
-    waiting.clear();
-  };
-  started.on('error', (error) => fail(error.message));
-  started.on('exit', () => fail('the lane files thread ended'));
-  worker = started;
-  return started;
-}
-
-/** Starts the thread before the first lane needs it (its start is ~40 ms on this machine's Node 20). */
+/** Starts the thread before the first lane needs it. */
 export function warmLaneFilesThread(): void {
-  thread();
-  if (waiting.size === 0) worker?.unref();
+  thread.warm();
 }
 
-function ask(message: {
+const ask = (message: {
   root?: string;
   folders?: readonly string[];
   files?: readonly NewFile[];
   remove?: readonly string[];
-}) {
-  const writer = thread();
-  const id = ++next;
-  return new Promise<string[][]>((resolve, reject) => {
-    waiting.set(id, (answer) =>
-      'error' in answer ? reject(new Error(answer.error)) : resolve(answer.stats),
-    );
-    writer.ref();
-    writer.postMessage({ id, ...message });
-  });
-}
+}) => thread.ask(message);
 
 /**
  * Makes `folders` (parents first) and then `files` below `root`, which must exist; each

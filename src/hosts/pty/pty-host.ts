@@ -59,6 +59,7 @@ export class PtyHost implements Host {
       switch (message.t) {
         case 'spawned':
           pid = message.pid;
+          leftoverSweeps.warm(); // (its exit is swept: the sweep's thread is started by then)
           return spawned();
         case 'failed':
           pane.remove();
