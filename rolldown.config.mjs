@@ -121,6 +121,28 @@ function startYogaSynchronously(code, id) {
 }
 
 /**
+ * src/tui/frames/ink-output-class.ts reaches Ink's Output class by its file beside Ink's entry
+ * (Ink does not export it). In the bundle, Ink is no file of node_modules: the module is
+ * replaced by one that imports Ink's output.js itself, which the bundle links to the same
+ * module Ink's renderer draws with.
+ */
+const inkOutput = {
+  name: 'ink-output',
+  async load(id) {
+    if (!/[\\/]dist[\\/]src[\\/]tui[\\/]frames[\\/]ink-output-class\.js$/.test(id)) return null;
+    const ink = await this.resolve('ink', id);
+    if (!ink) throw new Error(`ink-output: no ink beside ${id}`);
+    const output = resolve(ink.id, '..', 'output.js');
+    return [
+      `import Output from ${JSON.stringify(output)};`,
+      'export async function inkOutputClass() {',
+      '  return Output;',
+      '}',
+    ].join('\n');
+  },
+};
+
+/**
  * Ink's reconciler awaits, at its top level, React's devtools and its own package.json when
  * the DEV variable is set: lanes never draws with devtools (DECISIONS "TUI"), and CommonJS
  * cannot await there. Both branches become the ones taken without DEV.
@@ -159,7 +181,7 @@ export default defineConfig([
     // where they were, which needs entries whose exports may grow)
     preserveEntrySignatures: 'allow-extension',
     external: ['node-pty', 'react-devtools-core'],
-    plugins: [reactProductionOnly, narrowWidth, yogaSync, inkWithoutDevtools, commonjsFolder],
+    plugins: [reactProductionOnly, narrowWidth, yogaSync, inkWithoutDevtools, inkOutput, commonjsFolder],
     output: {
       dir: 'dist/lanes',
       cleanDir: true,

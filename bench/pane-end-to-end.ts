@@ -7,11 +7,10 @@ import { createBatch, preflight } from '../src/cli/start/confirm.js';
 import { parsePlanText } from '../src/core/plan/plan.js';
 import { PtyHost } from '../src/hosts/pty/pty-host.js';
 import { findRepo } from '../src/store/state-dir.js';
-import { withProductionReact } from '../src/tui/production-mode.js';
 import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { TuiStore } from '../src/tui/tui-store.js';
 import { catLaunch, independentPlan, makeRepo, tempDir, timeInTmux } from './fixtures.js';
-import { FakeStdin, NO_ACTIONS } from './tui-keys.js';
+import { FakeStdin, loadApp, NO_ACTIONS } from './tui-keys.js';
 import { mixedText } from './pane-throughput.js';
 import { ratioFigure, timeIt } from './stats.js';
 import type { Figure } from './stats.js';
@@ -87,9 +86,7 @@ async function throughTui(file: string): Promise<number> {
   const store = new TuiStore(ports.store, plan);
   const host = new PtyHost({ cols: 114, rows: 41 }, 1000);
   const stdout = new ScreenStdout();
-  const [{ render }, { createElement }, { App }] = await withProductionReact(() =>
-    Promise.all([import('ink'), import('react'), import('../components/App.js')]),
-  );
+  const { render, createElement, App } = await loadApp();
   const instance = render(createElement(App, { store, actions: NO_ACTIONS }), {
     stdout: stdout as unknown as NodeJS.WriteStream,
     stdin: new FakeStdin() as unknown as NodeJS.ReadStream,

@@ -1,12 +1,20 @@
 import { EventEmitter } from 'node:events';
+import { rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { TuiActions } from '../components/App.js';
+import { useFasterOutput } from '../src/tui/frames/faster-output.js';
 import { INK_OPTIONS } from '../src/tui/ink-options.js';
 import { withProductionReact } from '../src/tui/production-mode.js';
 import type { TuiStore } from '../src/tui/tui-store.js';
+import { tempDir } from './fixtures.js';
 
 // The real Ink app on an in-memory terminal, and keys timed from the write to stdin to the
-// first frame that shows the selection moved: what both keystroke figures measure.
+// first frame that shows the selection moved: what the keystroke figures measure. The keys
+// reach the app as a terminal's do, through the kernel: read from a socket in a turn of the
+// event loop of their own, not inside the frame of the key before (KeyStdin).
 
 // An in-memory terminal for the real Ink app: frames out, keys in.
 
@@ -57,6 +65,50 @@ export const NO_ACTIONS: TuiActions = {
   quit: () => {},
 };
 
+/**
+ * A stdin whose keys come through a real socket: written at one end, read by the app's Ink
+ * at the other when its event loop polls, as a terminal's keys are. (Written to an in-memory
+ * stream, the next key was read and drawn inside the previous key's frame, before any of the
+ * coordinator's I/O that came in meanwhile.)
+ */
+export async function keyStdin(): Promise<{
+  stdin: NodeJS.ReadStream;
+  press: (key: string) => void;
+  close: () => void;
+}> {
+  const dir = tempDir('lanes-bench-keys-');
+  const path = join(dir, 'keys.sock');
+  const server = createServer();
+  const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  const writer = createConnection(path);
+  const reader = await accepted;
+  await new Promise<void>((resolve) => (writer.connecting ? writer.once('connect', resolve) : resolve()));
+  writer.setNoDelay?.(true);
+  // (what Ink asks of a terminal's stdin beyond a readable stream)
+  Object.assign(reader, { isTTY: true, setRawMode: () => reader });
+  return {
+    stdin: reader as unknown as NodeJS.ReadStream,
+    press: (key) => void writer.write(key),
+    close: () => {
+      writer.destroy();
+      reader.destroy();
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Ink, React and the app, loaded and drawn as lanes does (src/cli/batch-run/run-tui.ts). */
+export async function loadApp() {
+  // (React's production build, as lanes loads it: src/tui/production-mode.ts)
+  const [{ render }, { createElement }, { App }] = await withProductionReact(() =>
+    Promise.all([import('ink'), import('react'), import('../components/App.js')]),
+  );
+  await useFasterOutput();
+  return { render, createElement, App };
+}
+
 export interface DrivenTui {
   stdout: FakeStdout;
   /** Resolves once the first lane is drawn selected. */
@@ -72,14 +124,11 @@ export function selectedIs(frame: string, id: string): boolean {
 
 export async function driveTui(store: TuiStore, ids: readonly string[]): Promise<DrivenTui> {
   const stdout = new FakeStdout();
-  const stdin = new FakeStdin();
-  // Loaded as lanes loads them (src/cli/lazy-tui.ts): React's production build.
-  const [{ render }, { createElement }, { App }] = await withProductionReact(() =>
-    Promise.all([import('ink'), import('react'), import('../components/App.js')]),
-  );
+  const keyboard = await keyStdin();
+  const { render, createElement, App } = await loadApp();
   const instance = render(createElement(App, { store, actions: NO_ACTIONS }), {
     stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdin: keyboard.stdin,
     ...INK_OPTIONS,
   });
   const ready = new Promise<void>((resolve) => {
@@ -106,12 +155,16 @@ export async function driveTui(store: TuiStore, ids: readonly string[]): Promise
         };
         stdout.on('frame', onFrame);
       });
-      stdin.write(down ? 'j' : 'k');
+      keyboard.press(down ? 'j' : 'k');
       await shown;
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
       at = next;
     }
     return latencies;
   };
-  return { stdout, ready, keys, unmount: () => instance.unmount() };
+  const unmount = () => {
+    instance.unmount();
+    keyboard.close();
+  };
+  return { stdout, ready, keys, unmount };
 }

@@ -1,8 +1,7 @@
 import { Box, Text, useInput, useStdin, useStdout } from 'ink';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { availableCommands, DROPPABLE, ENDED } from '../src/tui/available-commands.js';
-import type { Command } from '../src/tui/keymap.js';
-import { commandFor } from '../src/tui/keymap.js';
+import { commandFor, type Command } from '../src/tui/keymap.js';
 import { gridSizes, gridTasks, innerSize } from '../src/tui/pane-layout.js';
 import type { TerminalSize } from '../src/tui/pane-layout.js';
 import type { TuiStore } from '../src/tui/tui-store.js';
@@ -13,6 +12,7 @@ import { HelpOverlay } from './HelpOverlay.js';
 import { laneListWidth, LaneList } from './LaneList.js';
 import { PaneArea } from './PaneArea.js';
 import { QuitPrompt } from './QuitPrompt.js';
+import { useKeyState } from './key-state.js';
 import { WayOutPrompt } from './WayOutPrompt.js';
 import type { WayOut } from './WayOutPrompt.js';
 import { diffLines, TextViewer } from './TextViewer.js';
@@ -69,7 +69,7 @@ export function App({ store, actions, confirmLines }: AppProps) {
   };
   const interactive = isRawModeSupported === true;
   const [size, setSize] = useState({ columns: stdout.columns || 120, rows: stdout.rows || 40 });
-  const [selected, setSelected] = useState(0);
+  const [selected, setSelected] = useKeyState(0);
   const [grid, setGrid] = useState(false);
   const [attached, setAttached] = useState(false);
   const [overlay, setOverlay] = useState<Overlay>(null);

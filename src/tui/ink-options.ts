@@ -3,11 +3,13 @@
 
 /**
  * Ink's own frame limit, far above the store's REDRAW_HZ on purpose: the store already
- * limits how often pane output redraws, so Ink's limit only decides how long a key pressed
- * just after a pane redraw waits for its frame slot. With six panes streaming, 120 fps (an 8 ms slot)
- * gave keystroke p95 33-35 ms against 44-49 ms at 60 fps (bench keystroke_latency, three
- * runs each); 240 fps was no better.
+ * limits how often pane output redraws (src/tui/redraw-pace.ts), so Ink's limit only decides
+ * how long a key pressed just after another frame waits for its own. At 120 fps (an 8 ms
+ * slot) a key's frame waited for a timer, and so for everything the coordinator's thread had
+ * queued meanwhile: with a hundred lanes integrating, 10-40 ms. At 1000 fps it is drawn as
+ * soon as its render is committed (many_lanes, four alternating runs each: keystroke p95 while
+ * they integrate 45-56 ms at 120 fps, 36-49 at 1000; docs/PERFORMANCE.md "Keys drawn at once").
  */
-export const INK_MAX_FPS = 120;
+export const INK_MAX_FPS = 1000;
 
 export const INK_OPTIONS = { exitOnCtrlC: false, patchConsole: false, maxFps: INK_MAX_FPS } as const;

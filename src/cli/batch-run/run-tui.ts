@@ -5,6 +5,7 @@ import type { TuiActions } from '../../../components/App.js';
 import { ExitCode } from '../../core/basics/errors.js';
 import type { TuiRun } from './tui-batch.js';
 import { INK_OPTIONS } from '../../tui/ink-options.js';
+import { useFasterOutput } from '../../tui/frames/faster-output.js';
 
 // The TUI's composition root: above src/tui and components/, which it wires to the
 // coordinator and the adapters. Runs a batch with the TUI: the optional confirmation
@@ -17,6 +18,7 @@ export type { TuiRun } from './tui-batch.js';
 export async function runTui(run: TuiRun): Promise<number> {
   let resolveConfirm: (yes: boolean) => void = () => {};
   const confirmed = new Promise<boolean>((r) => (resolveConfirm = r));
+  await useFasterOutput(); // (Ink's frames, cheaper: src/tui/frames/faster-output.ts)
   const instance = render(
     createElement(App, {
       store: null,
