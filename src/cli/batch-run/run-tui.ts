@@ -18,7 +18,6 @@ export type { TuiRun } from './tui-batch.js';
 export async function runTui(run: TuiRun): Promise<number> {
   let resolveConfirm: (yes: boolean) => void = () => {};
   const confirmed = new Promise<boolean>((r) => (resolveConfirm = r));
-  await useFasterOutput(); // (Ink's frames, cheaper: src/tui/frames/faster-output.ts)
   const instance = render(
     createElement(App, {
       store: null,
@@ -27,8 +26,10 @@ export async function runTui(run: TuiRun): Promise<number> {
     }),
     INK_OPTIONS,
   );
-  // (begun once the frame is out, and read while the user reads the confirmation)
+  // (begun once the frame is out, and read while the user reads the confirmation; the
+  // batch's frames are Ink's made cheaper, src/tui/frames/faster-output.ts)
   const batch = import('./tui-batch.js');
+  void useFasterOutput().catch(() => false); // (should it fail, Ink draws as it does by itself)
   batch.catch(() => {}); // (awaited below, where its failure is thrown)
   let lock = run.lock;
   let runConfirmed: (typeof import('./tui-batch.js'))['runConfirmedTui'];

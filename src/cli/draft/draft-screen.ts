@@ -2,7 +2,6 @@ import { render } from 'ink';
 import { createElement } from 'react';
 import { ConfirmScreen } from '../../../components/ConfirmScreen.js';
 import { INK_OPTIONS } from '../../tui/ink-options.js';
-import { useFasterOutput } from '../../tui/frames/faster-output.js';
 
 // The confirmation screen of a drafted plan, drawn on its own (loaded only in a terminal):
 // one answer a showing, the screen gone before the editor or the batch takes the terminal.
@@ -12,7 +11,6 @@ export type DraftAnswer = 'start' | 'edit' | 'quit';
 export async function askOnScreen(lines: string[], startable: boolean): Promise<DraftAnswer> {
   let answer: (a: DraftAnswer) => void = () => {};
   const answered = new Promise<DraftAnswer>((r) => (answer = r));
-  await useFasterOutput(); // (Ink's frames, cheaper: src/tui/frames/faster-output.ts)
   const instance = render(
     createElement(ConfirmScreen, {
       lines,

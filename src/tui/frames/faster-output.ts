@@ -44,7 +44,8 @@ export interface OutputClass {
   prototype: { get(this: OutputLike): { output: string; height: number } };
 }
 
-const MAX_CACHED = 4000;
+// (a line of a 160-column screen is ~15 KB of cells: at most ~15 MB kept)
+const MAX_CACHED = 1000;
 const FASTER = Symbol.for('lanes.faster-output');
 
 // (shared by every cell no text covers: the grid is read, never changed in place)
