@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
@@ -14,9 +13,10 @@ import { tempDir } from './fixtures.js';
 // The real Ink app on an in-memory terminal, and keys timed from the write to stdin to the
 // first frame that shows the selection moved: what the keystroke figures measure. The keys
 // reach the app as a terminal's do, through the kernel: read from a socket in a turn of the
-// event loop of their own, not inside the frame of the key before (KeyStdin).
+// event loop of their own, not inside the frame of the key before (keyStdin).
 
-// An in-memory terminal for the real Ink app: frames out, keys in.
+// An in-memory terminal for the real Ink app: frames out, and a stdin for a bench that
+// presses no key (keys go through keyStdin).
 
 export class FakeStdout extends EventEmitter {
   isTTY = true;
@@ -84,7 +84,6 @@ export async function keyStdin(): Promise<{
   const writer = createConnection(path);
   const reader = await accepted;
   await new Promise<void>((resolve) => (writer.connecting ? writer.once('connect', resolve) : resolve()));
-  writer.setNoDelay?.(true);
   // (what Ink asks of a terminal's stdin beyond a readable stream)
   Object.assign(reader, { isTTY: true, setRawMode: () => reader });
   return {
@@ -93,8 +92,7 @@ export async function keyStdin(): Promise<{
     close: () => {
       writer.destroy();
       reader.destroy();
-      server.close();
-      rmSync(dir, { recursive: true, force: true });
+      server.close(); // (its folder goes with the bench's other temporary ones)
     },
   };
 }
