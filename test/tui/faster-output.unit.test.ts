@@ -102,7 +102,7 @@ const SCREENS: [string, number, number, Ops][] = [
 
 describe('faster output', () => {
   it('writes exactly the frame Ink writes, frame after frame', async () => {
-    const Output = await inkOutputClass();
+    const Output = (await inkOutputClass()) as OutputClass;
     const inks = SCREENS.map(([, width, height, ops]) => {
       const o = make(Output, width, height);
       ops(o);

@@ -148,5 +148,5 @@ export function fasterOutput(Output: OutputClass): boolean {
 
 /** Ink's frames from here on are written by the get() above (before the first render). */
 export async function useFasterOutput(): Promise<boolean> {
-  return fasterOutput(await inkOutputClass());
+  return fasterOutput((await inkOutputClass()) as OutputClass);
 }
