@@ -9,7 +9,7 @@ import { paneTerminal } from './pane-terminal.js';
 import { paneThroughput } from './pane-throughput.js';
 import { planCheck } from './plan-check.js';
 import { firstFrame } from './first-frame.js';
-import { manyLanes } from './many-lanes.js';
+import { inOwnProcess } from './own-process.js';
 import { finalBisectRuns, rebuild64 } from './final-verification.js';
 import { formatFigure } from './stats.js';
 import type { Figure } from './stats.js';
@@ -36,7 +36,8 @@ const figures: [string, () => Promise<Figure>][] = [
   ['keystroke_latency', () => keystrokeLatency(quick ? 20 : 100)],
   ['keystroke_latency_integrating', () => keystrokeIntegrating(quick ? 20 : 100)],
   ['memory', () => memory(quick ? 1 : 5)],
-  ['many_lanes', () => manyLanes(quick ? 20 : 50)],
+  // (in a process of its own: its RSS figure is the coordinator's, not the bench's)
+  ['many_lanes', () => inOwnProcess('many_lanes', quick ? 20 : 50)],
   ['final_bisect_runs', () => finalBisectRuns(quick ? [17] : [1, 17, 33, 48, 64])],
   ['rebuild_64', () => rebuild64(RUNS)],
   ['machines_sim', () => machinesSim(quick ? 40 : 100)],

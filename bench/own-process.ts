@@ -1,0 +1,26 @@
+import { execa } from 'execa';
+import { join } from 'node:path';
+import type { Figure } from './stats.js';
+
+// A figure measured in a node process of its own (bench/figure-main.ts), so what it reports
+// of its process (peak RSS above all) is its own and not the heap the figures before it left
+// in the bench's process. The child prints the figure as the last line of its stdout.
+
+export async function inOwnProcess(name: string, size: number): Promise<Figure> {
+  const child = await execa(
+    process.execPath,
+    [join(import.meta.dirname, 'figure-main.js'), name, String(size)],
+    {
+      stdin: 'ignore',
+      stderr: 'inherit',
+      reject: false,
+    },
+  );
+  const last = child.stdout.trim().split('\n').at(-1) ?? '';
+  if (child.exitCode !== 0 || !last.startsWith('{')) {
+    throw new Error(
+      `${name} in its own process: exit ${child.exitCode}, stdout ${JSON.stringify(last.slice(0, 200))}`,
+    );
+  }
+  return JSON.parse(last) as Figure;
+}
