@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { git } from '../../helpers/repo.js';
 import { until } from '../../helpers/until.js';
@@ -57,7 +57,11 @@ describe('cancel while a lane is made ahead', () => {
     const stopped = () => readFileSync(`/proc/${run.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T');
     await until(() => stopped(), "B's lane to be made", { timeoutMs: 60_000 });
     const cancel = spawnLanes(ctx, ['-C', repo, 'cancel', 'mid']);
-    await until(() => existsSync(join(repo, '.git', 'lanes', 'batches', 'mid', 'requests')), 'the request');
+    // The request file itself, not its folder: the folder is made first, and a coordinator
+    // let go before the file is there finds it only at its next look, after B is done.
+    const requests = join(repo, '.git', 'lanes', 'batches', 'mid', 'requests');
+    const asked = () => existsSync(requests) && readdirSync(requests).some((n) => n.endsWith('.json'));
+    await until(asked, 'the request');
     process.kill(run.pid!, 'SIGCONT');
     expect((await cancel).exitCode).toBe(0);
     await run;
