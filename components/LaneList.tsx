@@ -118,8 +118,10 @@ export function LaneList({
   const top = useRef(0);
   const win = listWindow(rows.length, selected, height - extra, top.current);
   top.current = win.start;
+  // (clipped in height only: every row truncates itself to the width, and a horizontal clip
+  // has Ink slice every row of every frame again)
   return (
-    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+    <Box flexDirection="column" width={width} height={height} overflowY="hidden">
       {win.scrolled ? (
         <Text dimColor wrap="truncate">
           {win.start > 0 ? `  ↑ ${win.start} more` : ' '}
