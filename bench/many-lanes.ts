@@ -106,6 +106,9 @@ export async function manyLanes(keysPerPhase: number): Promise<Figure> {
   const p95 = percentile(all, 95);
   const rssMb = rssMax / 1024 / 1024;
   const cpuMs = (cpu.user + cpu.system) / 1000;
+  console.log(
+    `many_lanes_detail: ${LANES} lanes; keys p95 running ${round(percentile(running, 95))} ms, integrating ${integrating.length ? round(percentile(integrating, 95)) : '-'} ms; RSS peak ${round(rssMb)} MB (target 400); tick CPU a lane ${round(cpuMs / LANES)} ms (${round(cpuMs / Math.max(1, reports) / LANES)} ms a report and lane); ${state} after ${round(completedS)} s`,
+  );
   return {
     name: 'many_lanes',
     value: p95,

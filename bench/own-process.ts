@@ -16,7 +16,10 @@ export async function inOwnProcess(name: string, size: number): Promise<Figure> 
       reject: false,
     },
   );
-  const last = child.stdout.trim().split('\n').at(-1) ?? '';
+  const lines = child.stdout.trim().split('\n');
+  const last = lines.pop() ?? '';
+  // (what the figure prints besides itself, as an in-process figure's would be)
+  for (const line of lines) console.log(line);
   if (child.exitCode !== 0 || !last.startsWith('{')) {
     throw new Error(
       `${name} in its own process: exit ${child.exitCode}, stdout ${JSON.stringify(last.slice(0, 200))}`,
