@@ -1,5 +1,6 @@
 import { execa } from 'execa';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import type { Figure } from './stats.js';
 
 // A figure measured in a node process of its own (bench/figure-main.ts), so what it reports
@@ -10,12 +11,11 @@ export async function inOwnProcess(name: string, size: number): Promise<Figure> 
   const child = await execa(
     process.execPath,
     [join(import.meta.dirname, 'figure-main.js'), name, String(size)],
-    {
-      stdin: 'ignore',
-      stderr: 'inherit',
-      reject: false,
-    },
+    { stdin: 'ignore', reject: false },
   );
+  // (its stderr without the terminal codes Ink's exit writes there: what is left is text)
+  const said = stripVTControlCharacters(child.stderr).trim();
+  if (said) console.error(said);
   const lines = child.stdout.trim().split('\n');
   const last = lines.pop() ?? '';
   // (what the figure prints besides itself, as an in-process figure's would be)
