@@ -26,8 +26,8 @@ const RUNS = quick ? 2 : 5;
 const only = process.env.BENCH_ONLY?.split(',');
 
 const figures: [string, () => Promise<Figure>][] = [
-  // (9 pairs, not 5: a pair's two runs take ~2 s each, and this machine's speed drifts by
-  // ±15 % within a minute; the median of 9 ratios moves less with it)
+  // (9 pairs, not 5: a pair takes ~3 s, and this machine's speed drifts by ±15 % within a
+  // minute; the median of 9 ratios moves less with it)
   ['integration_overhead', () => integrationOverhead(quick ? 8 : 60, quick ? RUNS : 9)],
   ['tick_scaling', () => tickScaling(quick ? 3 : 7)],
   ['plan_check', () => planCheck(500, quick ? 3 : 7)],
