@@ -130,7 +130,9 @@ function get(this: OutputLike): { output: string; height: number } {
 }
 
 /** Gives `Output` the get() above, once; left as it is when it is not the class this was written for. */
-export function fasterOutput(Output: OutputClass): boolean {
+export function fasterOutput(given: unknown): boolean {
+  if (typeof given !== 'function') return false;
+  const Output = given as OutputClass;
   const proto = Output.prototype as OutputClass['prototype'] & { [FASTER]?: true };
   if (proto[FASTER]) return true;
   const probe = new Output({ width: 1, height: 1 });
@@ -148,5 +150,5 @@ export function fasterOutput(Output: OutputClass): boolean {
 
 /** Ink's frames from here on are written by the get() above (before the first render). */
 export async function useFasterOutput(): Promise<boolean> {
-  return fasterOutput((await inkOutputClass()) as OutputClass);
+  return fasterOutput(await inkOutputClass());
 }
