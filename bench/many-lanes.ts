@@ -104,10 +104,14 @@ export async function manyLanes(keysPerPhase: number): Promise<Figure> {
   store.dispose();
   const all = [...running, ...integrating];
   const p95 = percentile(all, 95);
+  const p95Running = round(percentile(running, 95));
+  const p95Integrating = integrating.length ? round(percentile(integrating, 95)) : null;
   const rssMb = rssMax / 1024 / 1024;
   const cpuMs = (cpu.user + cpu.system) / 1000;
+  const cpuPerLane = round(cpuMs / LANES);
+  const cpuPerReportLane = round(cpuMs / Math.max(1, reports) / LANES);
   console.log(
-    `many_lanes_detail: ${LANES} lanes; keys p95 running ${round(percentile(running, 95))} ms, integrating ${integrating.length ? round(percentile(integrating, 95)) : '-'} ms; RSS peak ${round(rssMb)} MB (target 400); tick CPU a lane ${round(cpuMs / LANES)} ms (${round(cpuMs / Math.max(1, reports) / LANES)} ms a report and lane); ${state} after ${round(completedS)} s`,
+    `many_lanes_detail: ${LANES} lanes; keys p95 running ${p95Running} ms, integrating ${p95Integrating ?? '-'} ms; RSS peak ${round(rssMb)} MB (target 400); tick CPU a lane ${cpuPerLane} ms (${cpuPerReportLane} ms a report and lane); ${state} after ${round(completedS)} s`,
   );
   return {
     name: 'many_lanes',
@@ -121,14 +125,14 @@ export async function manyLanes(keysPerPhase: number): Promise<Figure> {
       lanes: LANES,
       keys_running: running.length,
       keys_integrating: integrating.length,
-      p95_running_ms: round(percentile(running, 95)),
-      p95_integrating_ms: integrating.length ? round(percentile(integrating, 95)) : null,
+      p95_running_ms: p95Running,
+      p95_integrating_ms: p95Integrating,
       rss_peak_mb: round(rssMb),
       rss_target_mb: 400,
       cpu_ms_integrating: round(cpuMs),
-      cpu_ms_per_lane_integrated: round(cpuMs / LANES),
+      cpu_ms_per_lane_integrated: cpuPerLane,
       reports_integrating: reports,
-      cpu_ms_per_report_per_lane: round(cpuMs / Math.max(1, reports) / LANES),
+      cpu_ms_per_report_per_lane: cpuPerReportLane,
       all_running_after_s: round(launchedS),
       integrated_after_s: round(completedS),
       batch_state: state,

@@ -14,6 +14,7 @@ import {
 } from './support.js';
 import { join } from 'node:path';
 import { tempDir } from '../../helpers/repo.js';
+import { requestsDir } from '../../../src/store/requests.js';
 
 // `lanes cancel` while a lane is made ahead for the child that takes the next slot
 // (docs/RELIABILITY.md, "Adversarial pass", item 13): the cancelled batch must not keep a
@@ -59,7 +60,7 @@ describe('cancel while a lane is made ahead', () => {
     const cancel = spawnLanes(ctx, ['-C', repo, 'cancel', 'mid']);
     // The request file itself, not its folder: the folder is made first, and a coordinator
     // let go before the file is there finds it only at its next look, after B is done.
-    const requests = join(repo, '.git', 'lanes', 'batches', 'mid', 'requests');
+    const requests = requestsDir(join(repo, '.git', 'lanes'), 'mid');
     const asked = () => existsSync(requests) && readdirSync(requests).some((n) => n.endsWith('.json'));
     await until(asked, 'the request');
     process.kill(run.pid!, 'SIGCONT');
